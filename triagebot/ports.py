@@ -1,0 +1,68 @@
+"""Narrow interfaces the rest of the code talks to, so tests can fake the edges.
+
+``github.py`` (the only module importing PyGithub) implements ``GitHubPort``; handlers and the sync
+command receive a port as an argument and never build one themselves."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Iterator, Protocol
+
+from pydantic import BaseModel, Field
+
+
+class IssueState(BaseModel):
+    """An issue as GitHub reports it now (the worker re-reads this; deliveries may be stale)."""
+
+    repo: str
+    number: int
+    title: str = ""
+    body: str = ""
+    state: str = "open"  # open | closed
+    state_reason: str | None = None  # completed | not_planned | duplicate | reopened | None
+    labels: list[str] = Field(default_factory=list)
+    author: str = ""
+    author_type: str = "User"
+    is_pull_request: bool = False
+    url: str = ""
+    closed_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class CommentState(BaseModel):
+    id: int
+    body: str = ""
+    author: str = ""
+    author_type: str = "User"
+    author_association: str = "NONE"
+    created_at: datetime | None = None
+
+
+class GitHubPort(Protocol):
+    """The GitHub calls triagebot makes for one installation. Budget per triaged issue: one issue
+    read, one comment listing, one comment write, one label write."""
+
+    def get_issue(self, repo: str, number: int) -> IssueState | None:
+        """None when the issue is gone (404/410)."""
+
+    def list_comments(self, repo: str, number: int) -> list[CommentState]: ...
+
+    def create_comment(self, repo: str, number: int, body: str) -> int:
+        """Returns the new comment id."""
+
+    def edit_comment(self, repo: str, comment_id: int, body: str) -> None: ...
+
+    def add_labels(self, repo: str, number: int, labels: list[str]) -> None:
+        """Adds existing labels only; never creates a label."""
+
+    def remove_label(self, repo: str, number: int, label: str) -> None: ...
+
+    def repo_labels(self, repo: str) -> list[str]: ...
+
+    def read_file(self, repo: str, path: str) -> str | None:
+        """A file of the default branch (e.g. ``.github/triagebot.yml``); None when absent."""
+
+    def iter_closed_issues(
+        self, repo: str, since: datetime | None = None, start_page: int = 0
+    ) -> Iterator[tuple[int, IssueState]]:
+        """Closed issues (no pull requests), oldest first, with the page each came from so a sync
+        can resume after an interruption."""
