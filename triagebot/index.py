@@ -1,0 +1,148 @@
+"""The index of labelled, historical issues: faiss over normalised vectors plus metadata.
+
+A directory holds ``manifest.json`` (embedder, dimension, count), ``vectors.npy`` (one row per
+issue), ``features.npy`` (the rule features of each issue's text, so the classifier can be
+retrained without ever storing issue bodies) and ``meta.jsonl`` (``IndexedIssue`` per row).
+Issues are keyed by (repo, number): adding a known issue replaces its row, so re-syncing or a
+maintainer's correction never creates a duplicate neighbour."""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import faiss
+import numpy as np
+
+from triagebot.models import IndexedIssue
+
+FORMAT = 1
+
+
+class IndexError_(ValueError):
+    """The index directory is missing, incomplete or inconsistent (a user-fixable problem)."""
+
+
+class IssueIndex:
+    """Vectors, rule features and metadata of indexed issues, searchable by cosine similarity."""
+
+    def __init__(self, embedder_name: str, dim: int, n_features: int) -> None:
+        self.embedder_name = embedder_name
+        self.dim = dim
+        self.n_features = n_features
+        self.items: list[IndexedIssue] = []
+        self.vectors = np.zeros((0, dim), dtype=np.float32)
+        self.features = np.zeros((0, n_features), dtype=np.float32)
+        self._rows: dict[tuple[str, int], int] = {}
+        self._faiss = faiss.IndexIDMap2(faiss.IndexFlatIP(dim))
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def add(self, items: list[IndexedIssue], vectors: np.ndarray, features: np.ndarray) -> int:
+        """Add or replace issues; returns how many were new."""
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        features = np.asarray(features, dtype=np.float32).reshape(len(items), self.n_features)
+        new_rows, new_items, new = [], [], 0
+        for item, vec, feat in zip(items, vectors, features):
+            row = self._rows.get(item.key)
+            if row is None:
+                new_rows.append((vec, feat))
+                new_items.append(item)
+                self._rows[item.key] = len(self.items) + len(new_items) - 1
+                new += 1
+            else:
+                self._replace(row, item, vec, feat)
+        if new_items:
+            start = len(self.items)
+            self.items.extend(new_items)
+            self.vectors = np.vstack([self.vectors, np.stack([v for v, _ in new_rows])])
+            self.features = np.vstack([self.features, np.stack([f for _, f in new_rows])])
+            ids = np.arange(start, start + len(new_items), dtype=np.int64)
+            self._faiss.add_with_ids(self.vectors[start:], ids)
+        return new
+
+    def _replace(self, row: int, item: IndexedIssue, vec: np.ndarray, feat: np.ndarray) -> None:
+        self.items[row] = item
+        self.vectors[row] = vec
+        self.features[row] = feat
+        self._faiss.remove_ids(np.array([row], dtype=np.int64))
+        self._faiss.add_with_ids(vec.reshape(1, -1), np.array([row], dtype=np.int64))
+
+    def update_labels(self, key: tuple[str, int], item: IndexedIssue) -> bool:
+        """Replace the metadata of a known issue (a maintainer's correction), vectors unchanged."""
+        row = self._rows.get(key)
+        if row is None:
+            return False
+        self.items[row] = item
+        return True
+
+    def row_of(self, key: tuple[str, int]) -> int | None:
+        return self._rows.get(key)
+
+    def search(
+        self, vector: np.ndarray, k: int = 10, exclude: set[tuple[str, int]] | frozenset = frozenset()
+    ) -> list[tuple[int, float]]:
+        """Top-``k`` (row, cosine score) pairs, best first, never any excluded (repo, number)."""
+        if not self.items:
+            return []
+        fetch = min(len(self.items), k + len(exclude))
+        scores, rows = self._faiss.search(vector.reshape(1, -1).astype(np.float32), fetch)
+        hits = [(int(r), float(s)) for r, s in zip(rows[0], scores[0]) if r >= 0]
+        return [(r, s) for r, s in hits if self.items[r].key not in exclude][:k]
+
+    # -- persistence -------------------------------------------------------------------------
+
+    def save(self, directory: str | Path) -> None:
+        """Write atomically enough: each file goes to a temp name first, then is renamed."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        _atomic(out / "vectors.npy", lambda f: np.save(f, self.vectors))
+        _atomic(out / "features.npy", lambda f: np.save(f, self.features))
+        lines = "".join(item.model_dump_json() + "\n" for item in self.items)
+        _atomic(out / "meta.jsonl", lambda f: f.write(lines.encode()))
+        manifest = {
+            "format": FORMAT, "embedder": self.embedder_name, "dim": self.dim,
+            "n_features": self.n_features, "count": len(self.items),
+            "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+        _atomic(out / "manifest.json", lambda f: f.write(json.dumps(manifest, indent=1).encode()))
+
+    @classmethod
+    def load(cls, directory: str | Path) -> "IssueIndex":
+        path = Path(directory)
+        try:
+            manifest = json.loads((path / "manifest.json").read_text())
+            index = cls(manifest["embedder"], int(manifest["dim"]), int(manifest["n_features"]))
+            vectors = np.load(path / "vectors.npy")
+            features = np.load(path / "features.npy")
+            with open(path / "meta.jsonl", encoding="utf-8") as fh:
+                items = [IndexedIssue.model_validate_json(line) for line in fh if line.strip()]
+        except (OSError, ValueError, KeyError) as exc:
+            raise IndexError_(f"cannot load index from {path}: {exc}") from exc
+        if not (len(items) == len(vectors) == len(features) == manifest["count"]):
+            raise IndexError_(f"index at {path} is inconsistent (row counts differ)")
+        index.add(items, vectors, features)
+        return index
+
+    @staticmethod
+    def mtime(directory: str | Path) -> float:
+        """When the index was last saved (workers reload when this changes)."""
+        try:
+            return os.stat(Path(directory) / "manifest.json").st_mtime
+        except OSError:
+            return 0.0
+
+
+def _atomic(target: Path, write) -> None:  # type: ignore[no-untyped-def]
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; the index is shared with worker processes
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
