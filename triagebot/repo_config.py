@@ -65,6 +65,12 @@ class RepoConfig(BaseModel):
     allowed_repos: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list, exclude=True)
 
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _yaml_off(cls, value: object) -> object:
+        """YAML 1.1 reads a bare ``off`` as the boolean false."""
+        return "off" if value is False else value
+
     @field_validator("label_map")
     @classmethod
     def _known_keys(cls, value: dict[str, str]) -> dict[str, str]:

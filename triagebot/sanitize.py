@@ -145,8 +145,9 @@ def safe_code(text: str, max_len: int = 120) -> str:
 
 
 def plain(text: str, max_len: int = 200) -> str:
-    """User-derived text for a terminal: no control characters (ANSI escapes), no bidi tricks."""
-    text = clean(text)
+    """User-derived text for a terminal: no control characters (ANSI escapes), no bidi tricks, no
+    token-shaped secrets (CLI output gets pasted into issues too)."""
+    text = redact_secrets(clean(text))
     return text if len(text) <= max_len else text[: max(max_len - 1, 0)] + ELLIPSIS
 
 
