@@ -167,3 +167,22 @@ def test_render_text_abstained():
 @pytest.mark.parametrize("confidence,shown", [(0.0, "0%"), (0.456, "46%"), (1.0, "100%")])
 def test_percent(confidence, shown):
     assert comment_parts.pct(confidence) == shown
+
+
+def test_duplicates_and_empty_resolutions():
+    hits = [similar(1, score=0.9), similar(1, score=0.5), similar(2, resolution="Unresolved ", score=0.4)]
+    body = comment.render(make_triage(similar=hits))
+    main, details = body.split("<details>")
+    assert main.count("issues/1)") == 1
+    assert "issues/2)" not in main and "issues/2)" in details
+
+
+def test_render_is_deterministic():
+    assert comment.render(make_triage()) == comment.render(make_triage())
+
+
+def test_render_text_sections():
+    text = comment.render_text(make_triage(notes=["LLM timed out"]))
+    for title in ("Similar issues:", "Missing information:", "Evidence:", "Notes:"):
+        assert f"\n{title}\n  - " in text
+    assert "  - symptom: torch.OutOfMemoryError" in text and text.endswith("source: offline\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from triagebot import sanitize, taxonomy
+from triagebot import sanitize
 from triagebot.comment_parts import (
     NOT_A_BUG_NOTE,
     choice,
@@ -18,9 +18,10 @@ from triagebot.comment_parts import (
     missing_lines,
     similar_line,
     split_similar,
-    summary_line,
+    summary_lines,
     tips,
 )
+from triagebot.comment_text import render_text
 from triagebot.models import Triage
 
 __all__ = ["MARKER", "NOT_A_BUG_NOTE", "render", "render_fallback", "render_text"]
@@ -96,7 +97,7 @@ def _allowed(triage: Triage, extra: Iterable[str]) -> frozenset[str]:
 def _compose(triage: Triage, allowed: frozenset[str], level: str) -> str:
     resolved, unresolved = split_similar(triage.similar)
     sections = [
-        f"{MARKER}\n{HEADING}\n\n" + "\n".join(summary_line(triage)),
+        f"{MARKER}\n{HEADING}\n\n" + "\n".join(summary_lines(triage)),
         _section(TIPS_HEADING, [f"- {tip}" for tip in tips(triage)]),
     ]
     if level != "no_similar":
@@ -112,56 +113,3 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str) -> str:
 
 def _section(heading: str, lines: list[str]) -> str:
     return f"{heading}\n" + "\n".join(lines) if lines else ""
-
-
-def render_text(triage: Triage) -> str:
-    """Human-readable plain text for the CLI: same facts, no Markdown, terminal-safe."""
-    lines = [f"{_DIM_TITLES[d]:<14}{_plain_choice(triage, d)}" for d in _DIM_TITLES]
-    advice = tips(triage, markdown=False)
-    if advice:
-        lines += ["", "What to try first:"] + [f"  - {t}" for t in advice]
-    if triage.similar:
-        lines += ["", "Similar issues:"] + [_plain_similar(s) for s in triage.similar[:5]]
-    if triage.missing_info:
-        lines += ["", "Missing information:"]
-        lines += [f"  - {sanitize.plain(m.description, 160)}" for m in triage.missing_info[:8]]
-    evidence = [
-        f"  - {dim}: {sanitize.plain(snippet, 120)}"
-        for dim in taxonomy.DIMENSIONS
-        for snippet in triage.prediction(dim).evidence[:3]
-    ]
-    if evidence:
-        lines += ["", "Evidence:"] + evidence
-    lines += [""] + [f"note: {sanitize.plain(n, 200)}" for n in triage.notes[:5]]
-    lines.append(f"source: {triage.source}")
-    return "\n".join(lines) + "\n"
-
-
-_DIM_TITLES = {
-    "stage": "Stage:",
-    "symptom": "Symptom:",
-    "root_cause": "Root cause:",
-    "fix_pattern": "Fix pattern:",
-    "distributed_specific": "Distributed:",
-    "is_bug": "Is a bug:",
-}
-
-
-def _plain_choice(triage: Triage, dimension: str) -> str:
-    pred = triage.prediction(dimension)
-    pct = f"{round(pred.confidence * 100)}%"
-    if dimension in ("distributed_specific", "is_bug"):
-        value = sanitize.plain(pred.id, 20)
-    else:
-        value = f"{taxonomy.name(dimension, pred.id)} ({sanitize.plain(pred.id, 10)})"
-    return f"unsure (best guess {value}, {pct})" if pred.abstained else f"{value}, {pct}"
-
-
-def _plain_similar(similar) -> str:  # type: ignore[no-untyped-def]
-    state = "resolved" if similar.resolved else "no known fix"
-    url = sanitize.issue_url(similar.repo, similar.number) or ""
-    head = f"  - {sanitize.plain(similar.repo, 60)} {similar.number} [{state}, {similar.score:.2f}]"
-    text = f"{head} {sanitize.plain(similar.title, 100)}"
-    if similar.resolved:
-        text += f" -- {sanitize.plain(similar.resolution, 200)}"
-    return f"{text}\n      {url}" if url else text

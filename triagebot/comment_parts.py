@@ -21,6 +21,7 @@ ALTERNATIVES_HEADING = "**Other candidates**"
 RELATED_HEADING = "**Related, no known fix**"
 ENVIRONMENT_HEADING = "**Detected environment**"
 UNSURE = "unsure"
+UNSURE_STAGE = "I am unsure which stage this belongs to; a maintainer will take a look."
 NOT_A_BUG_NOTE = (
     "This reads more like a question, a feature request or a usage issue than a framework bug."
 )
@@ -73,18 +74,9 @@ def _named(triage: Triage, dimension: str) -> str:
     return f"{taxonomy.name(dimension, label_id)} (`{label_id}`, {conf})"
 
 
-def summary_line(triage: Triage) -> list[str]:
-    """The one-line answer plus root cause, fix pattern and the distributed/bug flags."""
-    stage, symptom = choice(triage, "stage"), choice(triage, "symptom")
-    if stage is None:
-        head = "I am unsure which stage this belongs to; a maintainer will take a look."
-    elif symptom is None or taxonomy.stage_of("symptom", symptom) != stage:
-        head = f"Likely **{taxonomy.name('stage', stage)}**; the exact symptom is unsure."
-    else:
-        conf = pct(triage.symptom.confidence)
-        stage_name, symptom_name = taxonomy.name("stage", stage), taxonomy.name("symptom", symptom)
-        head = f"Likely **{stage_name}** → **{symptom_name}** ({conf} confident)."
-    lines = [head, "", f"**Root cause:** {_named(triage, 'root_cause')}  ",
+def summary_lines(triage: Triage) -> list[str]:
+    """The one-line answer, then root cause, fix pattern and the distributed/bug flags."""
+    lines = [_headline(triage), "", f"**Root cause:** {_named(triage, 'root_cause')}  ",
              f"**Fix pattern:** {_named(triage, 'fix_pattern')}  "]
     distributed = flag(triage, "distributed_specific")
     conf = pct(triage.distributed_specific.confidence)
@@ -95,15 +87,26 @@ def summary_line(triage: Triage) -> list[str]:
     return lines
 
 
+def _headline(triage: Triage) -> str:
+    """"Likely **stage** → **symptom** (72% confident)", or says what is unsure."""
+    stage, symptom = choice(triage, "stage"), choice(triage, "symptom")
+    if stage is None:
+        return UNSURE_STAGE
+    stage_name = taxonomy.name("stage", stage)
+    if symptom is None or taxonomy.stage_of("symptom", symptom) != stage:
+        return f"Likely **{stage_name}**; the exact symptom is unsure."
+    conf = pct(triage.symptom.confidence)
+    return f"Likely **{stage_name}** → **{taxonomy.name('symptom', symptom)}** ({conf} confident)."
+
+
 def tips(triage: Triage, markdown: bool = True) -> list[str]:
     """Advice from ``taxonomy.FIX_ADVICE`` for the confident root cause, symptom and fix pattern."""
     advice: dict[str, list[str]] = getattr(taxonomy, "FIX_ADVICE", {})
     picked: list[str] = []
     for dimension in ("root_cause", "symptom", "fix_pattern"):
         label_id = choice(triage, dimension)
-        for tip in advice.get(label_id or "", []) if label_id else []:
-            if tip not in picked:
-                picked.append(tip)
+        found = advice.get(label_id, []) if label_id else []
+        picked += [tip for tip in found if tip not in picked]
     picked = picked[:MAX_TIPS]
     return [_tip_markdown(t) if markdown else sanitize.plain(t, 300) for t in picked]
 
@@ -123,9 +126,19 @@ def _tip_markdown(text: str) -> str:
 
 
 def split_similar(similar: list[Similar]) -> tuple[list[Similar], list[Similar]]:
-    """The best ``MAX_SIMILAR`` neighbours, split into resolved and unresolved."""
-    best = sorted(similar, key=lambda s: -s.score)[:MAX_SIMILAR]
-    return [s for s in best if s.resolved], [s for s in best if not s.resolved]
+    """The best ``MAX_SIMILAR`` distinct neighbours, split into resolved and unresolved. "Resolved"
+    also needs a resolution to show: a bare flag would print "how it was fixed: unresolved"."""
+    best: dict[tuple[str, int], Similar] = {}
+    for hit in sorted(similar, key=lambda s: -s.score):
+        best.setdefault((hit.repo.lower(), hit.number), hit)
+    top = list(best.values())[:MAX_SIMILAR]
+    fixed = [s for s in top if s.resolved and _has_resolution(s)]
+    return fixed, [s for s in top if s not in fixed]
+
+
+def _has_resolution(similar: Similar) -> bool:
+    text = similar.resolution.strip().lower()
+    return bool(text) and text != "unresolved"
 
 
 def similar_line(similar: Similar, own_repo: str, allowed: frozenset[str], with_resolution: bool) -> str:
