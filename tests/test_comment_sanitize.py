@@ -29,6 +29,8 @@ def test_fullwidth_input_is_folded_then_neutralised():
     ("see https://evil.example/x?y=1 now", "see \\[link removed\\] now"),
     ("javascript:alert(1)", "\\[link removed\\]"),
     ("www.evil.example", "\\[link removed\\]"),
+    ("data:text/html;base64,PHNjcmlwdD4=", "\\[link removed\\]"),
+    ("training data: loaded", "training data: loaded"),
     ("&#64;user", "&amp;＃64;user"),
 ])
 def test_safe_inline(raw, expected):

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad\u2060-\u2064]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _URL = re.compile(
-    r"(?:\b[a-z][a-z0-9+.\-]{1,20}://|\bwww\.|\b(?:javascript|data|vbscript|file):)\S*", re.I
+    r"(?:\b[a-z][a-z0-9+.\-]{1,20}://|\bwww\.|\b(?:javascript|data|vbscript|file):(?=\S))\S*", re.I
 )
 _MENTION = re.compile(r"@(?=[\w\-])")
 _REFERENCE = re.compile(r"#(?=\d)")
