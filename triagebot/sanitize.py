@@ -1,0 +1,213 @@
+"""The safety net for everything the bot writes in public. Pure.
+
+Every string that did not come from our own templates (titles and resolutions of indexed issues,
+evidence snippets cut from the reporter's text, environment values) passes through here before it
+reaches a comment. The rules follow RELIABILITY.md 32-36 and 41: no links except ones we build to
+allow-listed targets, no images or HTML, no @-mentions, no ``#123`` cross references, no invisible
+characters, no secrets.
+
+Mentions and cross references are neutralised by swapping the ASCII sign for its full-width twin
+(``＠`` U+FF20, ``＃`` U+FF03). GitHub's mention and reference parsers only recognise the ASCII
+signs, so nobody is notified and no back-reference lands on another issue, yet the text stays
+readable and contains no invisible characters (a zero-width joiner would be another Trojan Source
+vector, and a reader copying the text would carry it along). The swap happens after NFKC, which
+would otherwise fold the full-width sign back to ASCII.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterable
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel
+
+# Zero-width, bidi controls (Trojan Source), BOM and soft hyphen (RELIABILITY 41).
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad\u2060-\u2064]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_URL = re.compile(
+    r"(?:\b[a-z][a-z0-9+.\-]{1,20}://|\bwww\.|\b(?:javascript|data|vbscript|file):(?=\S))\S*", re.I
+)
+_MENTION = re.compile(r"@(?=[\w\-])")
+_REFERENCE = re.compile(r"#(?=\d)")
+_GH_REFERENCE = re.compile(r"\b(GH)-(?=\d)", re.I)
+_LINK_PLACEHOLDER = "[link removed]"
+
+# One-character Markdown/HTML escapes. ``&`` matters: ``&#64;user`` renders as a live mention.
+_ESCAPES = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    **{c: "\\" + c for c in "\\[]()*_`|!~"},
+}
+ELLIPSIS = "…"
+
+# Token shapes of credentials (RELIABILITY 22, 36). ``sk-`` needs a word start so "disk-offload"
+# and "risk-free" are not findings; GitHub tokens are matched by prefix alone, with no length
+# assumption (the stateless ``ghs_`` tokens are not 40 characters).
+_SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
+    "github_app_token": re.compile(r"ghs_[A-Za-z0-9_.\-]+"),
+    "github_pat": re.compile(r"ghp_[A-Za-z0-9_]+|github_pat_[A-Za-z0-9_]+"),
+    "github_oauth_token": re.compile(r"gho_[A-Za-z0-9_]+"),
+    "openai_key": re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{8,}"),
+    "private_key": re.compile(r"-----BEGIN"),
+}
+MIN_EXTRA_SECRET_CHARS = 8  # shorter "secrets" would match ordinary words and block every comment
+SECRET_REDACTION = "[redacted]"
+
+_DOC_HOSTS: dict[str, tuple[str, ...]] = {
+    "deepspeed.ai": ("/",),
+    "www.deepspeed.ai": ("/",),
+    "colossalai.org": ("/",),
+    "docs.nvidia.com": ("/megatron-core/",),
+    "pytorch.org": ("/docs/",),
+}
+_SAFE_PATH = re.compile(r"^/[A-Za-z0-9._~/\-]*$")
+_SAFE_FRAGMENT = re.compile(r"^[A-Za-z0-9._\-]*$")
+_REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9\-]{0,38})/[A-Za-z0-9._\-]{1,100}$")
+
+
+class SecretFinding(BaseModel):
+    """Where a secret-looking string sits. The matched value itself is deliberately not kept, so a
+    finding can be logged without leaking what it found."""
+
+    kind: str
+    start: int
+
+
+def clean(text: str) -> str:
+    """NFKC, invisible and control characters removed, whitespace collapsed to single spaces."""
+    text = unicodedata.normalize("NFKC", text or "")
+    text = _INVISIBLE.sub("", text)
+    text = _CONTROL.sub(" ", text)
+    return " ".join(text.split())
+
+
+def neutralize_mentions(text: str) -> str:
+    """``@login`` -> ``＠login`` (full-width): GitHub does not notify, the reader still sees it."""
+    return _MENTION.sub("\uff20", text)
+
+
+def neutralize_references(text: str) -> str:
+    """``#123`` and ``GH-123`` no longer link, so no back-reference is written on those issues."""
+    text = _REFERENCE.sub("\uff03", text)
+    return _GH_REFERENCE.sub("\\1\u2011", text)
+
+
+def remove_urls(text: str) -> str:
+    """Every URL-like token (any scheme, ``www.``, ``javascript:``/``data:``) becomes a placeholder."""
+    return _URL.sub(_LINK_PLACEHOLDER, text)
+
+
+def redact_secrets(text: str) -> str:
+    """Token-shaped strings replaced, so one pasted key does not cost the whole comment."""
+    for pattern in _SECRET_PATTERNS.values():
+        text = pattern.sub(SECRET_REDACTION, text)
+    return text
+
+
+def _neutral(text: str) -> str:
+    """The shared first half of every sanitiser: plain, link-free, mention-free, secret-free."""
+    text = redact_secrets(remove_urls(clean(text)))
+    return neutralize_references(neutralize_mentions(text))
+
+
+def _cap_escaped(pieces: Iterable[str], max_len: int) -> str:
+    """Join escaped pieces without ever cutting an escape or entity in half."""
+    out: list[str] = []
+    used = 0
+    items = list(pieces)
+    for i, piece in enumerate(items):
+        reserve = len(ELLIPSIS) if i < len(items) - 1 else 0
+        if used + len(piece) + reserve > max_len:
+            out.append(ELLIPSIS)
+            break
+        out.append(piece)
+        used += len(piece)
+    return "".join(out)
+
+
+def safe_inline(text: str, max_len: int = 200) -> str:
+    """User-derived text made safe for one line of Markdown: at most ``max_len`` characters."""
+    neutral = _neutral(text)
+    return _cap_escaped((_ESCAPES.get(c, c) for c in neutral), max(max_len, 1))
+
+
+def safe_code(text: str, max_len: int = 120) -> str:
+    """User-derived text as one inline code span (evidence, versions).
+
+    Backticks are dropped because a code span cannot escape them; inside code GitHub renders no
+    Markdown, HTML, mentions or references, but we neutralise them anyway in case the span breaks."""
+    neutral = _neutral(text).replace("`", "'")
+    if len(neutral) > max_len:
+        neutral = neutral[: max(max_len - 1, 0)].rstrip() + ELLIPSIS
+    return f"`{neutral}`" if neutral.strip() else "`…`"
+
+
+def plain(text: str, max_len: int = 200) -> str:
+    """User-derived text for a terminal: no control characters (ANSI escapes), no bidi tricks, no
+    token-shaped secrets (CLI output gets pasted into issues too)."""
+    text = redact_secrets(clean(text))
+    return text if len(text) <= max_len else text[: max(max_len - 1, 0)] + ELLIPSIS
+
+
+def scan_secrets(text: str, extra_secrets: Iterable[str] = ()) -> list[SecretFinding]:
+    """Secret-looking strings in ``text`` (RELIABILITY 36), also behind Markdown escapes.
+
+    Escaping turns ``ghp_x`` into ``ghp\\_x``, so the text is scanned as written and with the
+    backslashes removed. Configured secrets shorter than ``MIN_EXTRA_SECRET_CHARS`` are ignored."""
+    findings: list[SecretFinding] = []
+    for variant in _variants(text):
+        for kind, pattern in _SECRET_PATTERNS.items():
+            findings += [SecretFinding(kind=kind, start=m.start()) for m in pattern.finditer(variant)]
+        for secret in extra_secrets:
+            if secret and len(secret) >= MIN_EXTRA_SECRET_CHARS and secret in variant:
+                findings.append(SecretFinding(kind="configured_secret", start=variant.index(secret)))
+    return findings
+
+
+def _variants(text: str) -> list[str]:
+    unescaped = text.replace("\\", "")
+    return [text] if unescaped == text else [text, unescaped]
+
+
+def valid_repo(repo: str) -> bool:
+    """``owner/name`` as GitHub allows it; guards every URL we build from stored data."""
+    return bool(_REPO.match(repo or "")) and ".." not in repo
+
+
+def allowed_link(url: str, allowed_repos: Iterable[str]) -> bool:
+    """True only for https links to an allowed repo on github.com or to a framework's docs.
+
+    No query strings (a classic exfiltration channel), no userinfo or ports, and only plain path
+    characters so the URL cannot break out of the Markdown link around it."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return False
+    if parts.scheme != "https" or port is not None or "@" in parts.netloc or parts.query:
+        return False
+    if not _SAFE_PATH.match(parts.path or "/") or "/../" in parts.path + "/":
+        return False
+    if not _SAFE_FRAGMENT.match(parts.fragment):
+        return False
+    host = parts.netloc.lower()
+    if host == "github.com":
+        return _allowed_github_path(parts.path, allowed_repos)
+    return any(parts.path.startswith(p) for p in _DOC_HOSTS.get(host, ()))
+
+
+def _allowed_github_path(path: str, allowed_repos: Iterable[str]) -> bool:
+    segments = path.strip("/").split("/")
+    if len(segments) < 2:
+        return False
+    repo = "/".join(segments[:2]).lower()
+    return any(repo == allowed.lower() for allowed in allowed_repos if valid_repo(allowed))
+
+
+def issue_url(repo: str, number: int) -> str | None:
+    """The canonical issue URL, built by us (stored URL strings are never echoed)."""
+    if not valid_repo(repo) or not isinstance(number, int) or number <= 0:
+        return None
+    return f"https://github.com/{repo}/issues/{number}"
