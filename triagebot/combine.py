@@ -25,7 +25,8 @@ default DEFAULT_THRESHOLD), so the LLM cannot make the bot sound surer than the 
 
 Public text: nothing the model writes is shown publicly. Its evidence lines are kept only if they
 appear verbatim in the issue excerpt the model saw, look like error/log lines, and carry no URL,
-mention, reference, markup or backtick (RELIABILITY 32-34); its rationale goes to ``notes`` only.
+mention, reference, markup, backtick, shell substitution, base64 blob or instruction vocabulary ("ignore",
+"label", "api key", ...) (RELIABILITY 32-34); its rationale goes to ``notes`` only.
 """
 from __future__ import annotations
 
@@ -47,7 +48,16 @@ DEFAULT_THRESHOLD = 0.5
 TOP_K = 3
 MAX_EVIDENCE = 3
 
-_UNSAFE_EVIDENCE = re.compile(r"[@<>`‹›\[\]]|://|www\.|#\d|\b[\w-]+\.(com|net|org|io|sh|example)\b", re.I)
+_UNSAFE_EVIDENCE = re.compile(
+    r"[@<>`‹›\[\]]|\$\(|://|www\.|#\d|\b[\w-]+\.(com|net|org|io|sh|ai|dev|example)\b", re.I
+)
+# Words of instructions aimed at a bot, not of error messages: a quoted line carrying them is an
+# injection attempt echoed back, so it is dropped even when verbatim and error-shaped.
+_INSTRUCTION_WORDS = re.compile(
+    r"ignore|instruction|prompt|system:|assistant|\blabel|mention|reveal|api[ _-]?key|secret|"
+    r"password|credential|curl|wget|base64|decode",
+    re.I,
+)
 
 
 def combine(
@@ -157,11 +167,26 @@ def verified_evidence(lines: list[str], issue_text: str) -> list[str]:
     kept: list[str] = []
     for line in lines:
         line = _squash(line)
-        if len(line) < 8 or _UNSAFE_EVIDENCE.search(line) or line not in haystack:
+        if len(line) < 8 or line not in haystack or not _inert(line):
             continue
         if text.error_lines(line) and line not in kept:
             kept.append(line)
     return kept[:MAX_EVIDENCE]
+
+
+_BLOB = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
+
+
+def _inert(line: str) -> bool:
+    if _UNSAFE_EVIDENCE.search(line) or _INSTRUCTION_WORDS.search(line):
+        return False
+    return not any(_encoded(blob) for blob in _BLOB.findall(line))
+
+
+def _encoded(blob: str) -> bool:
+    """Base64-looking: long, mixed case and digits (payloads smuggled past the word filter)."""
+    return any(c.isupper() for c in blob) and any(c.islower() for c in blob) and any(
+        c.isdigit() for c in blob)
 
 
 def _squash(value: str) -> str:
