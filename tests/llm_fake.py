@@ -119,6 +119,7 @@ class FakeLLM:
 def _handler(fake: FakeLLM) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # else delayed ACKs add 40 ms per call
 
         def log_message(self, *args: Any) -> None:  # keep test output quiet
             pass
