@@ -259,3 +259,18 @@ def test_models_endpoint(fake):
     import urllib.request
     with urllib.request.urlopen(fake.base_url + "/models", timeout=5) as resp:
         assert json.load(resp)["data"][0]["id"] == "fake-model"
+
+
+def test_unexpected_error_never_escapes(fake, make, monkeypatch, caplog):
+    from triagebot import combine
+
+    def boom(*args, **kwargs):
+        raise KeyError("bug")
+
+    monkeypatch.setattr(combine, "combine", boom)
+    assert_fallback(refine(make()), "unexpected", caplog)
+
+
+def test_missing_prompt_templates_is_a_config_error(fake, tmp_path):
+    with pytest.raises(LLMConfigError, match="TRIAGEBOT_PROMPTS_DIR"):
+        build_refiner({"TRIAGEBOT_LLM_BASE_URL": fake.base_url, "TRIAGEBOT_PROMPTS_DIR": str(tmp_path)})

@@ -25,8 +25,8 @@ default DEFAULT_THRESHOLD), so the LLM cannot make the bot sound surer than the 
 
 Public text: nothing the model writes is shown publicly. Its evidence lines are kept only if they
 appear verbatim in the issue excerpt the model saw, look like error/log lines, and carry no URL,
-mention, reference, markup, backtick, shell substitution, base64 blob or instruction vocabulary ("ignore",
-"label", "api key", ...) (RELIABILITY 32-34); its rationale goes to ``notes`` only.
+mention, reference, markup, backtick, shell substitution, base64 blob or instruction vocabulary
+("ignore", "label", "api key", ...) (RELIABILITY 32-34); its rationale goes to ``notes`` only.
 """
 from __future__ import annotations
 

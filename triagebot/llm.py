@@ -99,9 +99,7 @@ class LLMClassifier:
     ) -> None:
         self.settings = settings
         self.thresholds = dict(thresholds or {})
-        self._templates = llm_prompt.Templates.load(
-            llm_prompt.prompts_dir({"TRIAGEBOT_PROMPTS_DIR": settings.prompts_dir or ""})
-        )
+        self._templates = _load_templates(settings)
         self._cache = AnswerCache(settings.cache_path)
         self._budget = Budget(settings.calls_per_hour, budget_clock)
         self._stats = StatsRecorder()
@@ -217,7 +215,8 @@ class LLMClassifier:
         wait = _retry_after(exc)
         wait = BACKOFF_S * 2 ** (retries - 1) if wait is None else wait
         if time.monotonic() + wait >= deadline:
-            raise LLMFailure(reason, f"retry in {wait:g}s would pass the {self.settings.timeout:g}s timeout")
+            limit = self.settings.timeout
+            raise LLMFailure(reason, f"retry in {wait:g}s would pass the {limit:g}s timeout")
         log.info("llm %s; retry %d/%d in %.2fs", reason, retries, MAX_RETRIES, wait)
         self._sleep(wait)
 
@@ -232,9 +231,11 @@ class LLMClassifier:
             usage = response.usage
             return response.choices[0].message.content if response.choices else None
         finally:
-            self._stats.call(time.perf_counter() - started,
-                             getattr(usage, "prompt_tokens", 0) or 0,
-                             getattr(usage, "completion_tokens", 0) or 0)
+            tokens = (getattr(usage, "prompt_tokens", 0) or 0,
+                      getattr(usage, "completion_tokens", 0) or 0)
+            latency = time.perf_counter() - started
+            self._stats.call(latency, *tokens)
+            log.debug("llm call %s: %.0f ms, tokens in/out %d/%d", self._format, latency * 1000, *tokens)
 
     def _format_kwargs(self) -> dict[str, Any]:
         if self._format == "json_schema":
@@ -243,6 +244,14 @@ class LLMClassifier:
         if self._format == "json_object":
             return {"response_format": {"type": "json_object"}}
         return {}
+
+
+def _load_templates(settings: LLMSettings) -> llm_prompt.Templates:
+    directory = llm_prompt.prompts_dir({"TRIAGEBOT_PROMPTS_DIR": settings.prompts_dir or ""})
+    try:
+        return llm_prompt.Templates.load(directory)
+    except OSError as exc:
+        raise LLMConfigError(f"TRIAGEBOT_PROMPTS_DIR: cannot read prompt templates ({exc})") from None
 
 
 def _reason(exc: Exception) -> str:

@@ -111,10 +111,11 @@ def issue_excerpt(issue: Issue, limit: int = ISSUE_BYTES) -> str:
     lines that name the failure and the end of the log, which is where the decisive error is."""
     title = " ".join(untrusted(issue.title).split())[:TITLE_CHARS]
     body = untrusted(text.clean(issue.body))
-    room = limit - _size(title) - 1
+    head = f"Title: {title}\n"
+    room = limit - _size(head)
     if _size(body) > room:
         body = _shorten(body, room)
-    return f"Title: {title}\n{body}".strip()
+    return (head + body).strip()
 
 
 def _shorten(body: str, room: int) -> str:
@@ -147,10 +148,14 @@ def taxonomy_text() -> str:
 
 
 def _stage_block(stage: str) -> str:
-    symptoms = "\n".join("  " + _line(taxonomy.SYMPTOMS[i]) for i in taxonomy.in_stage("symptom", stage))
-    causes = "\n".join("  " + _line(taxonomy.ROOT_CAUSES[i]) for i in taxonomy.in_stage("root_cause", stage))
+    symptoms = _indented(taxonomy.SYMPTOMS, taxonomy.in_stage("symptom", stage))
+    causes = _indented(taxonomy.ROOT_CAUSES, taxonomy.in_stage("root_cause", stage))
     head = _line(taxonomy.STAGES[stage])
     return f"## Stage {head}\nSymptoms:\n{symptoms}\nRoot causes:\n{causes}"
+
+
+def _indented(labels: dict[str, taxonomy.Label], ids: list[str]) -> str:
+    return "\n".join("  " + _line(labels[i]) for i in ids)
 
 
 def _line(lab: taxonomy.Label) -> str:
