@@ -61,6 +61,8 @@ class Database:
             import psycopg  # optional dependency, only for PostgreSQL deployments
 
             return psycopg.connect(self.url, autocommit=True)
+        if self.url != ":memory:":
+            Path(self.url).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.url, timeout=30, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")

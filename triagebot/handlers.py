@@ -134,7 +134,7 @@ def fit_comment(body: str, limit: int = MAX_COMMENT_CHARS) -> str:
     """Cut at a line boundary, close an open code fence, keep the marker first. Pure."""
     if len(body) <= limit:
         return body
-    cut = body[: limit - len(TRUNCATED_NOTE) - 8]
+    cut = body[: limit - len(TRUNCATED_NOTE) - len(comment.MARKER) - 8]
     cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
     if cut.count("```") % 2:
         cut += "\n```"

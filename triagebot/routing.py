@@ -35,7 +35,7 @@ def _issue_spec(payload: dict[str, Any], kind: str, **extra: Any) -> JobSpec:
 
 
 def _is_pr(payload: dict[str, Any]) -> bool:
-    return bool((payload.get("issue") or {}).get("pull_request"))
+    return "pull_request" in (payload.get("issue") or {})
 
 
 def opened(payload: dict[str, Any]) -> list[JobSpec]:
