@@ -185,7 +185,7 @@ def _locked(path: Path) -> Iterator[None]:
 def live_server(app: Any) -> Iterator[str]:
     """A real werkzeug HTTP server on 127.0.0.1 with an OS-chosen port."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"127.0.0.1:{server.server_port}"
