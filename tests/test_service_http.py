@@ -201,3 +201,45 @@ def test_worker_killed_mid_job_resumes_with_exactly_one_comment(server, settings
     [job] = queue.jobs()
     assert job.status == "done" and job.attempts == 2
     assert len(FakeGitHub(state).bot_comments("org/repo", 7)) == 1
+
+
+def test_embedded_workers_triage_end_to_end(settings: Settings) -> None:
+    """``serve``'s wiring: the WSGI app plus worker threads over one database."""
+    import threading
+
+    from triagebot import server
+
+    gh = FakeGitHub()
+    gh.add_issue("org/repo", 7)
+    stop = threading.Event()
+    threads = server.run_workers(settings, 2, stop, engine=FakeEngine(), port_for=lambda _i: gh)
+    try:
+        with live_server(server.create_wsgi(settings)) as addr:
+            assert post(addr, encode(issue_payload("opened")))[0] == 202
+            deadline = time.monotonic() + 10
+            while not gh.bot_comments("org/repo", 7) and time.monotonic() < deadline:
+                time.sleep(0.05)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(5)
+    assert len(gh.bot_comments("org/repo", 7)) == 1
+
+
+def test_gunicorn_config_points_at_a_working_factory(settings: Settings, monkeypatch) -> None:
+    import runpy
+
+    from triagebot import server
+
+    conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    assert conf["wsgi_app"] == "triagebot.server:wsgi()"
+    monkeypatch.setenv("TRIAGEBOT_WEBHOOK_SECRET", SECRET)
+    monkeypatch.setenv("TRIAGEBOT_DB", settings.db)
+    root = logging.getLogger("triagebot")
+    saved = (root.handlers[:], root.propagate, root.level)
+    try:
+        app = server.wsgi()
+        assert app.test_client().get("/healthz").status_code == 200
+    finally:  # setup() configured production logging; give pytest its logger back
+        root.handlers[:], root.propagate = saved[0], saved[1]
+        root.setLevel(saved[2])

@@ -3,6 +3,7 @@ when called, never at import: settings are passed in (or read once by the gunico
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any, Callable
 
 from flask import Flask
@@ -69,12 +70,29 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
 
 
 def create_wsgi(settings: Settings) -> Flask:
+    """The web tier does not load the engine; healthz reports whether the index is on disk."""
     from triagebot.app import create_app
 
-    return create_app(settings, store=Store(settings.db))
+    return create_app(settings, store=Store(settings.db),
+                      index_loaded=lambda: Path(settings.index).is_dir())
 
 
 def wsgi() -> Flask:
     """gunicorn entry point (``triagebot.server:wsgi()``): reads the environment once, here."""
     setup()
     return create_wsgi(Settings.from_env())
+
+
+def work(settings: Settings, count: int | None = None, **overrides: Any) -> None:
+    """``triagebot worker``: worker threads only (the web tier runs under gunicorn); blocks until
+    interrupted."""
+    setup()
+    stop = threading.Event()
+    threads = run_workers(settings, settings.workers if count is None else max(1, count), stop,
+                          **overrides)
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(1.0)
+    except KeyboardInterrupt:
+        stop.set()
