@@ -128,7 +128,7 @@ class Database:
 
     def _run_script(self, script: str) -> None:
         if self.postgres:
-            script = script.replace("INTEGER PRIMARY KEY ", "BIGSERIAL PRIMARY KEY ")
+            script = script.replace("id INTEGER PRIMARY KEY,", "id BIGSERIAL PRIMARY KEY,")
         for statement in filter(str.strip, script.split(";")):
             self.execute(statement)
 
