@@ -1,0 +1,35 @@
+"""Errors raised at the GitHub edge, so callers (the queue, the worker) decide between retry, wait
+and give up without ever seeing PyGithub's exception types.
+
+Kept name-for-name compatible with the github helper's draft of this module: construct
+``RateLimited`` with the keyword ``retry_after=`` so either version works."""
+from __future__ import annotations
+
+
+class GitHubError(Exception):
+    """Any failure talking to GitHub."""
+
+
+class TransientError(GitHubError):
+    """A 5xx or a network failure: safe to retry the whole (idempotent) job later with backoff."""
+
+
+class RateLimited(GitHubError):
+    """403/429 from a primary or secondary limit. ``retry_after`` is GitHub's own wait in seconds
+    (``Retry-After``, or ``x-ratelimit-reset`` - now), which the queue honours over its backoff."""
+
+    def __init__(self, message: str = "rate limited", retry_after: float = 60.0) -> None:
+        super().__init__(message)
+        self.retry_after = float(retry_after)
+
+
+class NotFound(GitHubError):
+    """404/410: the issue, comment or repository is gone; the job is skipped, not retried."""
+
+
+class Forbidden(GitHubError):
+    """403 that is not a rate limit: missing permission or a blocked resource."""
+
+
+class TooLong(GitHubError):
+    """422 because a body exceeds GitHub's size limit (the handler posts a shortened fallback)."""

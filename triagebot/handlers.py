@@ -1,0 +1,237 @@
+"""Job functions: what the worker does for each job kind. Side effects go through the GitHubPort
+(writes paced per installation) and the store; everything else is decided by pure helpers.
+
+Every job re-reads the issue first: deliveries arrive late and out of order, so the issue may be
+closed, deleted or a pull request by now, and then the job does nothing."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+from pydantic import ValidationError
+
+from triagebot import comment, policy_adapter
+from triagebot.errors import NotFound, TooLong
+from triagebot.models import Issue, Labels, Triage
+from triagebot.ports import CommentState, GitHubPort, IssueState
+from triagebot.queue import Job
+from triagebot.store import Feedback, Store
+
+MAX_COMMENT_CHARS = 10_000
+AUTHOR_LIMIT_PER_HOUR = 5
+TRUNCATED_NOTE = "\n\n_The full triage was too long to post; it has been shortened._\n"
+DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
+
+
+class EngineLike(Protocol):
+    def triage(self, issue: Issue) -> Triage: ...
+
+
+Indexer = Callable[[IssueState, Labels | None], None]
+
+
+@dataclass
+class Deps:
+    """What jobs need, built once per process by the server (or by a test with fakes)."""
+
+    store: Store
+    port_for: Callable[[int | None], GitHubPort]
+    engine: EngineLike
+    bot_login: str
+    render: Callable[[Triage], str] = comment.render
+    indexer: Indexer | None = None
+    clock: Callable[[], float] = time.time
+    author_limit: int = AUTHOR_LIMIT_PER_HOUR
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def run(deps: Deps, job: Job) -> str:
+    """Run one job; returns a short outcome for the log. GitHub errors propagate to the worker."""
+    handler = JOBS.get(job.kind)
+    return handler(deps, job) if handler else f"ignored: unknown kind {job.kind}"
+
+
+# triage -------------------------------------------------------------------------------------
+def triage_job(deps: Deps, job: Job) -> str:
+    port = deps.port_for(job.installation_id)
+    issue = port.get_issue(job.repo or "", job.number or 0)
+    skip = _skip_reason(deps, job, issue)
+    if skip:
+        return f"skipped: {skip}"
+    assert issue is not None
+    config = policy_adapter.load_config(port, issue.repo)
+    if config.mode == "off":
+        return "skipped: disabled in .github/triagebot.yml"
+    triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
+                                      title=issue.title, body=issue.body))
+    triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
+    comment_id = upsert_comment(deps, port, issue, deps.render(triage))
+    added = apply_labels(deps, port, issue, triage, config)
+    deps.store.save_triage(triage, issue.author, comment_id)
+    return f"triaged: comment {comment_id}, labels {added}"
+
+
+def _skip_reason(deps: Deps, job: Job, issue: IssueState | None) -> str | None:
+    if issue is None:
+        return "issue gone"
+    if issue.is_pull_request or issue.state != "open":
+        return "not an open issue"
+    if issue.repo != job.repo:
+        return "issue transferred"
+    stored = deps.store.get_triage(issue.repo, issue.number)
+    reason = job.payload.get("reason")
+    if reason == "edited" and stored and _labels_touched_since(deps, issue, stored.updated_at):
+        return "a human changed labels since the last triage"
+    if stored is None and _author_over_limit(deps, issue):
+        return f"author over {deps.author_limit} triages/hour"
+    return None
+
+
+def _labels_touched_since(deps: Deps, issue: IssueState, since: float) -> bool:
+    fbs = deps.store.feedback(issue.repo, issue.number, since)
+    return any(fb.source == "label" for fb in fbs)
+
+
+def _author_over_limit(deps: Deps, issue: IssueState) -> bool:
+    since = deps.clock() - 3600
+    done = deps.store.author_triages_since(issue.author, since, (issue.repo, issue.number))
+    return done >= deps.author_limit
+
+
+def upsert_comment(deps: Deps, port: GitHubPort, issue: IssueState, body: str) -> int:
+    """Edit our comment if one exists (stored id, else found by marker), otherwise post once."""
+    body = fit_comment(body)
+    known = deps.store.comment_id(issue.repo, issue.number)
+    existing = known or find_bot_comment(port.list_comments(issue.repo, issue.number),
+                                         deps.bot_login)
+    if existing:
+        try:
+            port.edit_comment(issue.repo, existing, body)
+            deps.store.remember_comment(issue.repo, issue.number, existing)
+            return existing
+        except NotFound:  # someone deleted our comment: post a fresh one
+            pass
+    new_id = post_comment(port, issue, body)
+    deps.store.remember_comment(issue.repo, issue.number, new_id)
+    return new_id
+
+
+def find_bot_comment(comments: list[CommentState], bot_login: str) -> int | None:
+    """Our comment = our exact login AND our marker; another bot's marker copy is not ours."""
+    ours = [c for c in comments if c.author == bot_login and comment.MARKER in c.body]
+    return ours[0].id if ours else None
+
+
+def post_comment(port: GitHubPort, issue: IssueState, body: str) -> int:
+    try:
+        return port.create_comment(issue.repo, issue.number, body)
+    except TooLong:  # 422: GitHub still found it too long; post the short fallback
+        return port.create_comment(issue.repo, issue.number, fit_comment(body, 2_000))
+
+
+def fit_comment(body: str, limit: int = MAX_COMMENT_CHARS) -> str:
+    """Cut at a line boundary, close an open code fence, keep the marker first. Pure."""
+    if len(body) <= limit:
+        return body
+    cut = body[: limit - len(TRUNCATED_NOTE) - len(comment.MARKER) - 8]
+    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
+    if cut.count("```") % 2:
+        cut += "\n```"
+    if not cut.startswith(comment.MARKER):
+        cut = comment.MARKER + "\n" + cut
+    return cut + TRUNCATED_NOTE
+
+
+def apply_labels(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage,
+                 config: Any) -> list[str]:
+    if config.mode != "apply":
+        return []
+    removed = {fb.old_id for fb in deps.store.feedback(issue.repo, issue.number)
+               if fb.source == "label" and fb.old_id and not fb.new_id}
+    wanted = policy_adapter.labels(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
+    new = [label for label in wanted if label not in issue.labels]
+    if new:
+        port.add_labels(issue.repo, issue.number, new)
+    return new
+
+
+# index, feedback, commands, installations ---------------------------------------------------
+def index_add_job(deps: Deps, job: Job) -> str:
+    issue = deps.port_for(job.installation_id).get_issue(job.repo or "", job.number or 0)
+    if issue is None or issue.state != "closed" or issue.is_pull_request:
+        return "skipped: not closed"
+    if issue.state_reason not in (None, "completed") or deps.indexer is None:
+        return "skipped: not completed or no indexer"
+    deps.indexer(issue, corrected_labels(deps.store, issue.repo, issue.number))
+    return "indexed"
+
+
+def corrected_labels(store: Store, repo: str, number: int) -> Labels | None:
+    """The stored triage's ids with human corrections (commands, review page) applied on top."""
+    stored = store.get_triage(repo, number)
+    if stored is None:
+        return None
+    ids = {dim: stored.triage.prediction(dim).id for dim in DIMENSIONS}
+    for fb in store.feedback(repo, number):
+        if fb.dimension in ids and fb.new_id and fb.source in ("command", "page"):
+            ids[fb.dimension] = fb.new_id
+    try:
+        return Labels(**ids)
+    except ValidationError:
+        return None
+
+
+def feedback_job(deps: Deps, job: Job) -> str:
+    label, added = job.payload["label"], job.payload["action"] == "labeled"
+    deps.store.add_feedback(Feedback(
+        repo=job.repo or "", number=job.number or 0, dimension="label", source="label",
+        old_id=None if added else label, new_id=label if added else None,
+        who=job.payload.get("who", "")))
+    return "recorded label feedback"
+
+
+def command_job(deps: Deps, job: Job) -> str:
+    if job.payload.get("who") == deps.bot_login:
+        return "ignored: own comment"
+    if not policy_adapter.may_command(job.payload.get("association", "NONE")):
+        return "ignored: not allowed"
+    cmd = policy_adapter.parse_command(job.payload.get("body", ""))
+    if cmd is None:
+        return "ignored: not a command"
+    if cmd.action == "rerun":
+        return triage_job(deps, job.model_copy(update={"payload": {"reason": "command"}}))
+    stored = deps.store.get_triage(job.repo or "", job.number or 0)
+    dimension = "is_bug" if cmd.action == "not_bug" else cmd.dimension
+    old = _old_id(stored.triage if stored else None, dimension)
+    new = "false" if cmd.action == "not_bug" else cmd.value
+    deps.store.add_feedback(Feedback(repo=job.repo or "", number=job.number or 0,
+                                     dimension=dimension or "", old_id=old, new_id=new,
+                                     who=job.payload.get("who", ""), source="command"))
+    return f"recorded correction {dimension}={new}"
+
+
+def _old_id(triage: Triage | None, dimension: str | None) -> str | None:
+    if triage is None or dimension not in DIMENSIONS + ("is_bug",):
+        return None
+    return triage.prediction(dimension).id
+
+
+def installation_job(deps: Deps, job: Job) -> str:
+    if job.installation_id is None:
+        return "ignored: no installation id"
+    action = job.payload.get("action")
+    active = action not in ("deleted", "suspend")
+    deps.store.set_installation(job.installation_id, job.payload.get("account", ""), active)
+    deps.store.set_repos(job.installation_id, job.payload.get("added", []),
+                         job.payload.get("removed", []))
+    return f"installation {action}"
+
+
+JOBS: dict[str, Callable[[Deps, Job], str]] = {
+    "triage": triage_job,
+    "index_add": index_add_job,
+    "feedback": feedback_job,
+    "command": command_job,
+    "installation": installation_job,
+}
