@@ -11,7 +11,7 @@ from typing import Any, Callable, Protocol
 
 from pydantic import ValidationError
 
-from triagebot import comment, policy_adapter
+from triagebot import comment, policy, repo_config
 from triagebot.errors import NotFound, TooLong
 from triagebot.models import Issue, Labels, Triage
 from triagebot.ports import CommentState, GitHubPort, IssueState
@@ -60,8 +60,8 @@ def triage_job(deps: Deps, job: Job) -> str:
     if skip:
         return f"skipped: {skip}"
     assert issue is not None
-    config = policy_adapter.load_config(port, issue.repo)
-    if config.mode == "off":
+    config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
+    if config.mode == "off" or not config.enabled:
         return "skipped: disabled in .github/triagebot.yml"
     triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
                                       title=issue.title, body=issue.body))
@@ -149,7 +149,7 @@ def apply_labels(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage
         return []
     removed = {fb.old_id for fb in deps.store.feedback(issue.repo, issue.number)
                if fb.source == "label" and fb.old_id and not fb.new_id}
-    wanted = policy_adapter.labels(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
+    wanted = policy.labels_to_apply(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
     new = [label for label in wanted if label not in issue.labels]
     if new:
         port.add_labels(issue.repo, issue.number, new)
@@ -194,21 +194,28 @@ def feedback_job(deps: Deps, job: Job) -> str:
 def command_job(deps: Deps, job: Job) -> str:
     if job.payload.get("who") == deps.bot_login:
         return "ignored: own comment"
-    if not policy_adapter.may_command(job.payload.get("association", "NONE")):
+    if not policy.may_command(job.payload.get("association", "NONE")):
         return "ignored: not allowed"
-    cmd = policy_adapter.parse_command(job.payload.get("body", ""))
+    cmd = policy.parse_command(job.payload.get("body", ""))
     if cmd is None:
         return "ignored: not a command"
     if cmd.action == "rerun":
         return triage_job(deps, job.model_copy(update={"payload": {"reason": "command"}}))
     stored = deps.store.get_triage(job.repo or "", job.number or 0)
-    dimension = "is_bug" if cmd.action == "not_bug" else cmd.dimension
+    dimension = "is_bug" if cmd.action == "not_a_bug" else cmd.dimension
     old = _old_id(stored.triage if stored else None, dimension)
-    new = "false" if cmd.action == "not_bug" else cmd.value
+    new = "no" if cmd.action == "not_a_bug" else _command_value(cmd.value)
     deps.store.add_feedback(Feedback(repo=job.repo or "", number=job.number or 0,
                                      dimension=dimension or "", old_id=old, new_id=new,
                                      who=job.payload.get("who", ""), source="command"))
     return f"recorded correction {dimension}={new}"
+
+
+def _command_value(value: str | bool | None) -> str | None:
+    """Commands carry bools for yes/no dimensions; predictions spell them ``yes``/``no``."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value
 
 
 def _old_id(triage: Triage | None, dimension: str | None) -> str | None:

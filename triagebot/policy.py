@@ -73,9 +73,9 @@ def _command_line(body: str) -> str | None:
 
 
 def _parse_words(words: list[str]) -> Command | None:
-    if not words:
+    if not words or words in (["rerun"], ["again"]):
         return Command(action="rerun")
-    if words in (["not-a-bug"], ["not_a_bug"], ["notabug"]):
+    if words in (["not-a-bug"], ["not_a_bug"], ["notabug"], ["not-bug"], ["not_bug"]):
         return Command(action="not_a_bug")
     if len(words) != 2 or words[0] not in _DIMENSION_ALIASES:
         return None
