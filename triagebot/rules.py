@@ -123,7 +123,7 @@ def _env_values(hits: Hits, env: Environment) -> dict[str, float]:
         "ctx:length": min(math.log10(hits.length + 1) / 5.0, 1.0),
         "ctx:short_text": hits.length < 300,
         "ctx:inference_context": _context(hits, ("inference",)) >= 1.0,
-        "ctx:training_context": _context(hits, ("training", "numerics")) >= 1.0,
+        "ctx:training_context": _context(hits, ("training", "training_started", "numerics")) >= 1.0,
         "ctx:build_context": _context(hits, ("build_compiler", "build_tooling", "build_ops")) >= 1.0,
         "ctx:setup_context": _context(hits, ("launcher_flags", "pg_init", "rank_env")) >= 1.0,
     })
@@ -137,10 +137,12 @@ def _context(hits: Hits, names: tuple[str, ...]) -> float:
 def _scores(hits: Hits, env: Environment) -> dict[str, float]:
     """Summed votes of every firing signal, plus facts from the environment."""
     scores: dict[str, float] = {}
+    started = hits.body["training_started"] > 0
     for signal in SIGNALS:
         strength = hits.strength(signal.name)
+        votes = signal.in_training if started and signal.in_training else signal.votes
         if strength:
-            for label_id, weight in signal.votes.items():
+            for label_id, weight in votes.items():
                 scores[label_id] = scores.get(label_id, 0.0) + weight * strength
     if env.cuda_mismatch():
         for label_id, weight in (("S1", 1.0), ("1.1", 1.0), ("R1.1", 3.0), ("F2", 2.0)):

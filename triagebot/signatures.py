@@ -21,11 +21,14 @@ class Signal:
     pattern: re.Pattern[str]
     votes: dict[str, float] = field(default_factory=dict)
     distributed: float = 0.0
+    # Votes that replace ``votes`` once the text shows training had already been running: the
+    # same NCCL error means a setup problem at start-up but a communication error at step 2000.
+    in_training: dict[str, float] | None = None
 
 
 def _s(name: str, pattern: str, votes: dict[str, float], distributed: float = 0.0,
-       flags: int = re.I) -> Signal:
-    return Signal(name, re.compile(pattern, flags), votes, distributed)
+       flags: int = re.I, in_training: dict[str, float] | None = None) -> Signal:
+    return Signal(name, re.compile(pattern, flags), votes, distributed, in_training)
 
 
 SIGNALS: list[Signal] = [
@@ -82,22 +85,23 @@ SIGNALS: list[Signal] = [
        r"world_size|CUDA_VISIBLE_DEVICES|SLURM_\w+|OMPI_\w+|PMI_\w+",
        {"S2": 2, "2.1": 2, "R2.1": 2, "R2.4": 1, "F1": 2}, distributed=2),
     _s("pg_init", r"init_process_group|init_distributed|colossalai\.launch|launch_from_torch|"
-       r"initialize_model_parallel|rendezvous|\bc10d\b|TCPStore|store_based_barrier|DistNetworkError|"
+       r"initialize_model_parallel|rendezvous|\bc10d\b|TCPStore|store_based_barrier|"
        r"DistStoreError|hvd\.init|MPI_Init",
        {"S2": 3, "2.1": 2.5, "R2.1": 1.5, "F1": 1}, distributed=2),
     _s("nccl", r"NCCL error|ncclInternalError|ncclSystemError|ncclUnhandledCudaError|ncclRemoteError|"
        r"ncclInvalidUsage|NCCL WARN|NCCL_[A-Z_]+|\bNCCL\b|ProcessGroupNCCL",
        {"S2": 1.5, "S4": 0.6, "2.2": 2.5, "4.7": 2.5, "R2.3": 1.5, "R4.7": 2, "F4": 1, "F3": 0.5},
-       distributed=2.5),
+       distributed=2.5, in_training={"S4": 2, "4.7": 3, "R4.7": 2.5, "F3": 1}),
     _s("connection", r"Connection refused|Connection reset|Connection closed by|No route to host|"
        r"Address already in use|EADDRINUSE|errno: ?(?:111|98|113)|Network is unreachable|"
        r"\bfirewall\b|\bInfiniBand\b|\bRoCE\b|\bibv_|passwordless|ssh: connect|Permission denied \(publickey|"
-       r"socket",
-       {"S2": 3, "2.2": 2.5, "2.1": 1, "4.7": 1, "R2.3": 3, "F4": 2.5}, distributed=2.5),
+       r"socket|DistNetworkError",
+       {"S2": 3, "2.2": 3, "2.1": 1, "4.7": 1, "R2.3": 3, "F4": 2.5}, distributed=2.5,
+       in_training={"S4": 2, "4.7": 2.5, "R4.7": 2, "F4": 1.5}),
     _s("coll_timeout", r"Watchdog caught collective operation timeout|collective operation timeout|"
        r"Timeout\(ms\)|timed out|\btimeout\b|DEADLINE_EXCEEDED|heartbeat",
        {"S2": 1, "S4": 0.8, "2.2": 2, "4.7": 2, "4.11": 1, "R4.7": 1.5, "R2.3": 1, "F3": 1},
-       distributed=1.5),
+       distributed=1.5, in_training={"S4": 1.5, "4.7": 2.5, "4.11": 1.5, "R4.7": 2, "F3": 1}),
     _s("device_detect", r"no CUDA GPUs are available|invalid device ordinal|cudaErrorNoDevice|"
        r"is_available\(\)\s*(?:returns?|is|=)?\s*False|device count|only \d+ GPUs? (?:found|visible|detected)|"
        r"(?:not|cannot|can't|unable to) (?:detect|find|see|recogni[sz]e) (?:the |any |all )?GPUs?|"
@@ -142,6 +146,12 @@ SIGNALS: list[Signal] = [
        r"engine\.step|\bfine-?tun|\bpre-?train|gradient accumulation|learning rate|\bwarmup|"
        r"pretrain_gpt|finetune|\bloss\b|global_step|micro[_ -]batch",
        {"S4": 1.5, "4.4": 0.5}),
+    _s("training_started", r"after (?:\d+|a few|some|several|many) (?:steps|iterations|iters|epochs|"
+       r"hours|minutes)|(?:at|in|on) (?:step|iteration|iter|epoch) \d+|during (?:the )?training|"
+       r"(?:in the )?middle of (?:the )?training|mid-training|training (?:runs|ran|works|worked|goes|"
+       r"went|proceeds) (?:fine|well|normally|ok)|elapsed time per iteration|\blm loss\b|"
+       r"\bloss\s*[:=]\s*\d|\biteration\s+\d+\s*/",
+       {"S4": 2}),
     _s("gpu_oom", r"CUDA out of memory|OutOfMemoryError|out of memory|\bOOM\b|CUBLAS_STATUS_ALLOC_FAILED",
        {"S4": 1.5, "S5": 0.3, "4.2": 3, "5.2": 3, "3.4": 2, "R4.5": 2, "R4.1": 1, "R5.1": 1,
         "R3.1": 1, "F5": 2, "F3": 1}, distributed=0.3),
