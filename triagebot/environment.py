@@ -146,9 +146,18 @@ def _first(patterns: list[re.Pattern[str]], text: str) -> str | None:
 
 def _framework(text: str) -> str | None:
     """The framework mentioned most often; ties go to the more specific one (dict order)."""
-    counts = {name: len(p.findall(text[:20_000])) for name, p in _FRAMEWORK_HINTS.items()}
+    counts = {name: _capped_count(p, text) for name, p in _FRAMEWORK_HINTS.items()}
     best = max(counts, key=lambda name: counts[name])
     return best if counts[best] else None
+
+
+def _capped_count(pattern: re.Pattern[str], text: str, cap: int = 50) -> int:
+    count = 0
+    for _ in pattern.finditer(text):
+        count += 1
+        if count >= cap:
+            break
+    return count
 
 
 def _framework_version(text: str, framework: str | None, torch: str | None) -> str | None:

@@ -50,7 +50,7 @@ _ERROR_MENTION = re.compile(
 )
 _TRACE = re.compile(
     r"Traceback \(most recent call last\)|File \"[^\"\n]{1,300}\", line \d+|"
-    r"\b[A-Z]\w*(?:Error|Exception)\b\s*:|error:|\bERROR\b|Segmentation fault|core dumped",
+    r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:|\bERROR\b|Segmentation fault|core dumped",
 )
 _DS_REPORT = re.compile(r"DeepSpeed general environment info|deepspeed info\s*\.{3,}|op name\s*\.{3,}", re.I)
 _CONFIG_MENTION = re.compile(
@@ -60,7 +60,7 @@ _CONFIG_MENTION = re.compile(
 )
 _CONFIG_BODY = re.compile(
     r"\{\s*\"\w+\"\s*:|\"(?:zero_optimization|train_batch_size|train_micro_batch_size_per_gpu|fp16|bf16|"
-    r"optimizer)\"|^\s*zero_optimization\s*:|\w+Plugin\(|--[\w-]+-parallel-size|--micro-batch-size",
+    r"optimizer)\"|^\s*zero_optimization\s*:|\b[A-Za-z]\w{0,40}Plugin\(|--(?:tensor|pipeline)-model-parallel-size|--micro-batch-size",
     re.I | re.M,
 )
 _REPRO = re.compile(

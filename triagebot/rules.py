@@ -16,11 +16,13 @@ import numpy as np
 
 from triagebot import taxonomy
 from triagebot.models import Environment
-from triagebot.signatures import FIX_OF_ROOT_CAUSE, SIGNALS, Signal
+from triagebot.signatures import FIX_OF_ROOT_CAUSE, SIGNALS
 
 MAX_CHARS = 100_000
 MAX_COUNT = 20  # occurrences beyond this add nothing and cost time
 SNIPPET_CHARS = 160
+MAX_LINE = 2_000
+_DIGITS = re.compile(r"\d+")
 _BY_NAME = {s.name: s for s in SIGNALS}
 # Signals whose presence in the final exception line is a strong, specific tell.
 _LAST_ERROR_SIGNALS = [
@@ -41,7 +43,7 @@ FEATURE_NAMES: list[str] = (
     + [f"last_error:{name}" for name in _LAST_ERROR_SIGNALS]
     + _ENV_FEATURES
 )
-_EXCEPTION_LINE = re.compile(r"^[^\n]{0,200}?\b[A-Z]\w*(?:Error|Exception|Failure)\b:?[^\n]{0,300}$", re.M)
+_EXCEPTION_LINE = re.compile(r"^[^\n]{0,200}?\b[A-Z]\w{0,60}?(?:Error|Exception|Failure)\b:?[^\n]{0,300}$", re.M)
 
 
 class Hits:
@@ -51,7 +53,9 @@ class Hits:
         text = _bounded(text)
         self.title = text.split("\n", 1)[0]
         self.last_error = _last_error_line(text)
-        self.body = {s.name: _count(s.pattern, text) for s in SIGNALS}
+        self.text = text
+        self.spans = {s.name: _spans(s.pattern, text) for s in SIGNALS}
+        self.body = {name: len(spans) for name, spans in self.spans.items()}
         self.in_title = {s.name: bool(s.pattern.search(self.title)) for s in SIGNALS}
         self.in_last = {n: bool(_BY_NAME[n].pattern.search(self.last_error)) for n in _LAST_ERROR_SIGNALS}
         self.length = len(text)
@@ -64,20 +68,36 @@ class Hits:
 
 
 def _bounded(text: str) -> str:
+    """The text the rules read: repeated log lines once, giant lines cut, at most ``MAX_CHARS``.
+
+    Logs repeat the same line per rank and per iteration; counting it 800 times says nothing
+    new and costs time, and a 50 KB single-line tensor dump hides no error message past its head."""
     if not isinstance(text, str):
         return ""
+    seen: set[str] = set()
+    kept: list[str] = []
+    for line in text.split("\n"):
+        if len(line) > MAX_LINE:
+            line = line[: MAX_LINE - 500] + " … " + line[-500:]
+        key = _DIGITS.sub("#", line.strip())
+        if key and key in seen:
+            continue
+        seen.add(key)
+        kept.append(line)
+    text = "\n".join(kept)
     if len(text) <= MAX_CHARS:
         return text
     return text[: MAX_CHARS // 2] + "\n" + text[-MAX_CHARS // 2:]
 
 
-def _count(pattern: re.Pattern[str], text: str) -> int:
-    count = 0
-    for _ in pattern.finditer(text):
-        count += 1
-        if count >= MAX_COUNT:
+def _spans(pattern: re.Pattern[str], text: str) -> list[tuple[int, int]]:
+    """Where the pattern fires, first ``MAX_COUNT`` times (kept for evidence, counted for features)."""
+    found: list[tuple[int, int]] = []
+    for match in pattern.finditer(text):
+        found.append(match.span())
+        if len(found) >= MAX_COUNT:
             break
-    return count
+    return found
 
 
 def _last_error_line(text: str) -> str:
@@ -164,7 +184,7 @@ def classify(text: str, env: Environment) -> dict[str, str]:
     scores = _scores(hits, env)
     stage = _best("stage", taxonomy.ids("stage"), scores)
     symptom = _best("symptom", taxonomy.in_stage("symptom", stage), scores)
-    fired = any(hits.body[s.name] for s in SIGNALS if s.votes)
+    fired = env.cuda_mismatch() or any(hits.body[s.name] for s in SIGNALS if s.votes)
     if not fired:
         return {"stage": stage, "symptom": symptom, "root_cause": taxonomy.UNKNOWN,
                 "fix_pattern": taxonomy.UNKNOWN}
@@ -186,12 +206,12 @@ def evidence(text: str, dimension: str, label_id: str, limit: int = 2) -> list[s
     """Short snippets of ``text`` (error lines, config names) that support ``label_id``."""
     if limit <= 0 or taxonomy.label(dimension, label_id) is None:
         return []
-    text = _bounded(text)
+    hits = _hits(_bounded(text))
     supporters = sorted((s for s in SIGNALS if s.votes.get(label_id, 0) > 0),
                         key=lambda s: -s.votes[label_id])
-    found: list[str] = _env_evidence(text, label_id)
+    found: list[str] = _env_evidence(hits.text, label_id)
     for signal in supporters:
-        line = _matching_line(signal, text, found)
+        line = _matching_line(hits, signal.name, found)
         if line:
             found.append(line)
         if len(found) >= limit:
@@ -202,19 +222,25 @@ def evidence(text: str, dimension: str, label_id: str, limit: int = 2) -> list[s
 def _env_evidence(text: str, label_id: str) -> list[str]:
     if label_id not in ("S1", "1.1", "R1.1", "F2"):
         return []
-    from triagebot.environment import extract  # local: evidence is rarely asked for env facts
-
-    env = extract(text)
+    env = _environment(text)
     if not env.cuda_mismatch():
         return []
     return [f"PyTorch was built with CUDA {env.cuda_torch}, but nvcc reports CUDA {env.cuda_nvcc}"]
 
 
-def _matching_line(signal: Signal, text: str, taken: list[str]) -> str | None:
-    """The last line where ``signal`` fires (logs end with what matters), not yet taken."""
-    for match in reversed(list(signal.pattern.finditer(text))[-MAX_COUNT:]):
-        start = text.rfind("\n", 0, match.start()) + 1
-        end = text.find("\n", match.end())
+@lru_cache(maxsize=8)
+def _environment(text: str) -> Environment:
+    from triagebot.environment import extract  # local: only evidence needs it, and rarely
+
+    return extract(text)
+
+
+def _matching_line(hits: Hits, name: str, taken: list[str]) -> str | None:
+    """The last recorded line where the signal fires (logs end with what matters), not yet taken."""
+    text = hits.text
+    for match_start, match_end in reversed(hits.spans[name]):
+        start = text.rfind("\n", 0, match_start) + 1
+        end = text.find("\n", match_end)
         line = " ".join(text[start: end if end >= 0 else len(text)].split())
         snippet = line if len(line) <= SNIPPET_CHARS else line[: SNIPPET_CHARS - 1] + "…"
         if snippet and snippet not in taken:

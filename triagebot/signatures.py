@@ -240,7 +240,7 @@ SIGNALS: list[Signal] = [
        {"5.7": 2.5, "R5.3": 2, "1.1": 0.5, "R4.2": 1, "F2": 1.5}),
     # --- context (no direct votes) --------------------------------------------------------
     _s("traceback", r"Traceback \(most recent call last\)|File \"[^\"\n]{1,300}\", line \d+|"
-       r"^\s*\[rank\d+\]:|\w+(?:Error|Exception): ",
+       r"^\s*\[rank\d+\]:|\b[A-Za-z_]\w{0,60}?(?:Error|Exception): ",
        {}, flags=re.M),
     _s("question", r"\bhow (?:to|do|can|should)\b|is it possible|\bquestion\b|\bany (?:idea|advice|help)|"
        r"does .{0,40} support|\bdocumentation\b|\bdocs?\b|\btutorial\b|\bexample\b",
