@@ -113,3 +113,23 @@ def test_evidence_truncates_long_lines_and_handles_foreign_ids() -> None:
 )
 def test_distributed_guess(text: str, expected: bool) -> None:
     assert rules.distributed(text, extract(text)) is expected
+
+
+def test_baseline_script_reports_accuracy_per_dimension(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "rules_baseline.py"
+    spec = importlib.util.spec_from_file_location("rules_baseline", script)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    row = {"title": "pip install deepspeed fails", "body": "error: command 'gcc' failed",
+           "labels": {"stage": "S1", "symptom": "1.1", "root_cause": "unknown", "fix_pattern": "F2",
+                      "distributed_specific": False}}
+    data = tmp_path / "issues.jsonl"
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    module.main(data)
+    out = capsys.readouterr().out
+    assert "stage" in out and "100.0%" in out and "root_cause" in out and "(n=0)" in out
