@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from triagebot.descriptions import DESCRIPTIONS, FIX_ADVICE  # noqa: F401 (re-exported)
+
 UNKNOWN = "unknown"
 
 DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
@@ -107,8 +109,8 @@ _FIX_PATTERNS = [
     ('F6', 'Revise code, logic, and serving behavior', None, 10.1),
 ]
 
-# Descriptions in our own words, keyed by id (filled in for every id; a test checks coverage).
-DESCRIPTIONS: dict[str, str] = {}
+# Descriptions in our own words, keyed by id (a test checks coverage), and first-aid advice per
+# fix pattern; the texts live in ``descriptions`` to keep this module to lookups.
 
 
 def _build(rows: list[tuple[str, str, str | None, float]]) -> dict[str, Label]:
@@ -168,3 +170,14 @@ def consistent(stage: str, symptom: str, root_cause: str) -> bool:
         value == UNKNOWN or stage_of(dim, value) == stage
         for dim, value in (("symptom", symptom), ("root_cause", root_cause))
     )
+
+
+def describe(dimension: str, label_id: str) -> str:
+    """Our one- or two-sentence explanation of an id ("" for unknown or foreign ids)."""
+    found = label(dimension, label_id)
+    return found.description if found else ""
+
+
+def advice(fix_pattern: str) -> list[str]:
+    """First things to try for a fix pattern (empty for ``unknown``)."""
+    return list(FIX_ADVICE.get(fix_pattern, []))
