@@ -86,7 +86,7 @@ class FakeGitHub:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._server.fake = self  # type: ignore[attr-defined]
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
         return self.base_url
 
@@ -394,6 +394,8 @@ _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Response]]] = [
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    wbufsize = -1  # one write per response (headers + body): no Nagle/delayed-ACK stalls
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         pass

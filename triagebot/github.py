@@ -58,14 +58,18 @@ class _Retry(GithubRetry):
         headers = dict(response.headers)
         body = _body(self.get_content(response, url or "")) if _needs_body(response) else None
         wait = rate_limit_wait(response.status, headers, _message(body), self._clock())
-        if wait is None:  # a permission 403: retrying cannot help
-            raise Requester.createException(response.status, headers, body)  # type: ignore[arg-type]
-        if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
-            raise RateLimitExceededExceedsMaxWait(response.status, body, headers, wait=wait)
         try:
+            if wait is None:  # a permission 403: retrying cannot help
+                raise Requester.createException(response.status, headers, body)  # type: ignore[arg-type]
+            if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
+                raise RateLimitExceededExceedsMaxWait(response.status, body, headers, wait=wait)
             retry = Retry.increment(self, method, url, response, error, _pool, _stacktrace)
         except MaxRetryError:
+            _release(response)
             raise RateLimitExceededExceedsMaxWait(response.status, body, headers, wait=wait) from None
+        except GithubException:
+            _release(response)  # urllib3 only returns the connection when we do not raise
+            raise
         retry._forced_wait = wait  # type: ignore[attr-defined]
         return retry
 
@@ -73,6 +77,12 @@ class _Retry(GithubRetry):
         wait = self._forced_wait if self._forced_wait is not None else self.get_backoff_time()
         if wait > 0:
             self._sleep_fn(wait)
+
+
+def _release(response: Any) -> None:
+    with contextlib.suppress(Exception):
+        response.drain_conn()
+        response.release_conn()
 
 
 def _needs_body(response: Any) -> bool:
@@ -145,6 +155,9 @@ class _InstallationAuth(Auth.Auth):
     def invalidate(self) -> None:
         with self._lock:
             self._cached = None
+
+    def close(self) -> None:
+        self._integration.close()
 
     @property
     def _masked_token(self) -> str:
@@ -234,6 +247,11 @@ class PyGithubPort:
             remaining, limit = self._gh.requester.rate_limiting
             reset = self._gh.requester.rate_limiting_resettime or 0
             self._quota.observe(self.installation_id, remaining, limit, float(reset))
+
+    def close(self) -> None:
+        self._gh.close()
+        if self._auth is not None:
+            self._auth.close()
 
     def _issue(self, repo: str, number: int) -> Any:
         return self._gh.get_repo(repo).get_issue(number)  # lazy: no request yet
