@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
-from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 Response = tuple[int, dict[str, str], Any]
 
@@ -198,10 +198,10 @@ class FakeGitHub:
 
     # ---- JSON shapes (close to GitHub's, enough for PyGithub and the OpenAPI schema) ------
     def user_json(self, login: str, kind: str = "User") -> dict[str, Any]:
-        url = f"{self.base_url}/users/{login}"
+        url = f"{self.base_url}/users/{quote(login)}"
         return {"login": login, "id": abs(hash(login)) % 10**6, "node_id": "U_x", "type": kind,
                 "avatar_url": "https://avatars.example/u", "gravatar_id": "", "url": url,
-                "html_url": f"https://github.com/{login}", "site_admin": False,
+                "html_url": f"https://github.com/{quote(login)}", "site_admin": False,
                 **{k: f"{url}/{k[:-4]}" for k in (
                     "followers_url", "following_url", "gists_url", "starred_url",
                     "subscriptions_url", "organizations_url", "repos_url", "events_url",
@@ -210,7 +210,7 @@ class FakeGitHub:
     def label_json(self, repo: str, name: str) -> dict[str, Any]:
         return {"id": abs(hash(name)) % 10**6, "node_id": "L_x", "name": name, "color": "ededed",
                 "default": False, "description": None,
-                "url": f"{self.base_url}/repos/{repo}/labels/{name}"}
+                "url": f"{self.base_url}/repos/{repo}/labels/{quote(name, safe='')}"}
 
     def issue_json(self, repo: str, issue: dict[str, Any]) -> dict[str, Any]:
         url = f"{self.base_url}/repos/{repo}/issues/{issue['number']}"

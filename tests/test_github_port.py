@@ -57,7 +57,7 @@ def test_add_labels_never_creates_labels(fake: FakeGitHub, port: PyGithubPort) -
     assert fake.labels_of("o/r", 3) == ["bug", "stage/S1"]
     assert fake.created_labels == []
     posts = [r for r in fake.requests if r.method == "POST" and r.path.endswith("/labels")]
-    assert len(posts) == 1 and posts[0].json == ["bug", "stage/S1"]
+    assert len(posts) == 1 and posts[0].json == {"labels": ["bug", "stage/S1"]}
     assert api_requests(fake).count(("GET", "/repos/o/r/labels")) == 1  # cached per port
 
 

@@ -279,9 +279,10 @@ class PyGithubPort:
         """GitHub creates unknown labels on this endpoint, so names are checked against the repo's."""
         existing = set(self.repo_labels(repo, cached=True))
         wanted = [name for name in dict.fromkeys(labels) if name in existing]
-        if wanted:
+        if wanted:  # PyGithub's add_to_labels posts a bare array; the OpenAPI contract wants this
             with self._call(write=True):
-                self._issue(repo, number).add_to_labels(*wanted)
+                self._gh.requester.requestJsonAndCheck(
+                    "POST", f"/repos/{repo}/issues/{number}/labels", input={"labels": wanted})
 
     def remove_label(self, repo: str, number: int, label: str) -> None:
         """Idempotent: a label already gone is success (404)."""
