@@ -19,7 +19,7 @@ import pytest
 
 from tests.github_fake import FakeGitHub
 from tests.test_github_support import rsa_pair  # noqa: F401  (fixture)
-from triagebot.github import AppClient, installation_port
+from triagebot.github import app_client, installation_port
 
 pytestmark = pytest.mark.integration
 
@@ -103,7 +103,7 @@ def test_reconcile_calls_match_githubs_openapi(prism: tuple[FakeGitHub, str, Pat
     fake.app_public_key = rsa_pair[1]
     fake.add_delivery(11, "Invalid HTTP Response: 502", 502)
     fake.add_delivery(12, "OK", 200)
-    app = AppClient(SimpleNamespace(app_id="1", private_key=rsa_pair[0], github_api_url=url))
+    app = app_client(SimpleNamespace(app_id="1", private_key=rsa_pair[0], github_api_url=url))
     assert [d.id for d in app.list_failed_deliveries()] == [11]
     app.redeliver(11)
     assert fake.redelivered == [11] and _problems(log) == []

@@ -94,3 +94,30 @@ def test_redact_tokens_of_any_length() -> None:
     clean = redact(text)
     assert "ghs_" not in clean and "ghp_" not in clean and "github_pat_" not in clean
     assert "eyJ" not in clean and clean.count("[REDACTED]") == 5
+
+
+@pytest.mark.parametrize(("status", "data", "kind"), [
+    (404, {"message": "Not Found"}, "NotFound"),
+    (410, {"message": "This issue was deleted"}, "NotFound"),
+    (422, {"message": "Validation Failed", "errors": [{"message": "body is too long (maximum is 65536 characters)"}]}, "TooLong"),
+    (422, {"message": "Validation Failed"}, "GitHubError"),
+    (502, None, "TransientError"),
+    (401, {"message": "Bad credentials"}, "TransientError"),
+    (403, {"message": "Resource not accessible by integration"}, "Forbidden"),
+    (403, {"message": "You have exceeded a secondary rate limit"}, "RateLimited"),
+])
+def test_error_for(status: int, data: object, kind: str) -> None:
+    from triagebot.restjson import error_for
+
+    assert type(error_for(status, {}, data, now=0.0)).__name__ == kind
+
+
+def test_issue_state_from_webhook_payload_shape() -> None:
+    from triagebot.restjson import issue_state
+
+    payload_issue = {"number": 5, "title": "OOM", "body": None, "state": "closed",
+                     "state_reason": "not_planned", "labels": [{"name": "bug"}],
+                     "user": {"login": "dependabot[bot]", "type": "Bot"},
+                     "html_url": "https://github.com/o/r/issues/5", "closed_at": "2024-01-02T03:04:05Z"}
+    issue = issue_state("o/r", payload_issue)
+    assert issue.body == "" and issue.author_type == "Bot" and issue.closed_at.year == 2024

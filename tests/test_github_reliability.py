@@ -12,7 +12,7 @@ from tests.test_github_support import (  # noqa: F401  (fixtures)
     APP_ID, INSTALLATION, FakeClock, api_requests, clock, fake, port, rsa_pair, settings,
 )
 from triagebot.errors import Forbidden, RateLimited, TooLong, TransientError
-from triagebot.github import AppClient, PyGithubPort, installation_port
+from triagebot.github import PyGithubPort, app_client, installation_port
 
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes "
                         "before you try again."}
@@ -192,7 +192,7 @@ def test_reconcile_lists_failed_and_redelivers(fake: FakeGitHub, clock: FakeCloc
     fake.add_delivery(5, "timed out", 0, guid="d", delivered_at=clock.now - 4 * day)
     for i in range(6, 140):
         fake.add_delivery(i, "OK", delivered_at=clock.now - 10)
-    app = AppClient(settings(fake, rsa_pair), clock=clock, sleep=clock.sleep)
+    app = app_client(settings(fake, rsa_pair), clock=clock, sleep=clock.sleep)
     failed = app.list_failed_deliveries()
     assert [(d.id, d.guid) for d in failed] == [(2, "b")]
     app.redeliver(2)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -26,10 +25,11 @@ from github.Requester import Requester
 from urllib3 import Retry
 from urllib3.exceptions import MaxRetryError
 
-from triagebot import deliveries, redact
-from triagebot.errors import Forbidden, GitHubError, NotFound, RateLimited, TooLong, TransientError
+from triagebot import deliveries, redact, restjson
+from triagebot.errors import GitHubError, NotFound, RateLimited, TransientError
 from triagebot.ports import CommentState, IssueState
 from triagebot.ratelimit import QuotaTracker, WritePacer, rate_limit_wait
+from triagebot.restjson import setting
 
 DEFAULT_API = "https://api.github.com"
 TOKEN_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
@@ -55,21 +55,19 @@ class _Retry(GithubRetry):
                   _stacktrace: Any = None) -> Retry:
         if response is None or response.status not in (403, 429):
             return super().increment(method, url, response, error, _pool, _stacktrace)
-        headers = dict(response.headers)
-        body = _body(self.get_content(response, url or "")) if _needs_body(response) else None
-        wait = rate_limit_wait(response.status, headers, _message(body), self._clock())
+        status, headers = response.status, dict(response.headers)
+        body = restjson.parse_body(self.get_content(response, url or "")) if restjson.needs_body(status, headers) else None
+        wait = rate_limit_wait(status, headers, restjson.message_of(body), self._clock())
+        exceeded = RateLimitExceededExceedsMaxWait(status, body, headers, wait=wait)
         try:
             if wait is None:  # a permission 403: retrying cannot help
-                raise Requester.createException(response.status, headers, body)  # type: ignore[arg-type]
+                raise Requester.createException(status, headers, body)  # type: ignore[arg-type]
             if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
-                raise RateLimitExceededExceedsMaxWait(response.status, body, headers, wait=wait)
+                raise exceeded
             retry = Retry.increment(self, method, url, response, error, _pool, _stacktrace)
-        except MaxRetryError:
-            _release(response)
-            raise RateLimitExceededExceedsMaxWait(response.status, body, headers, wait=wait) from None
-        except GithubException:
+        except (MaxRetryError, GithubException) as exc:
             _release(response)  # urllib3 only returns the connection when we do not raise
-            raise
+            raise (exceeded if isinstance(exc, MaxRetryError) else exc) from None
         retry._forced_wait = wait  # type: ignore[attr-defined]
         return retry
 
@@ -81,25 +79,7 @@ class _Retry(GithubRetry):
 
 def _release(response: Any) -> None:
     with contextlib.suppress(Exception):
-        response.drain_conn()
-        response.release_conn()
-
-
-def _needs_body(response: Any) -> bool:
-    """Only a bare 403 needs its body read to tell a secondary limit from a permission error."""
-    h = {k.lower(): v for k, v in response.headers.items()}
-    return response.status == 403 and "retry-after" not in h and h.get("x-ratelimit-remaining") != "0"
-
-
-def _body(raw: bytes) -> Any:
-    try:
-        return json.loads(raw or b"null")
-    except ValueError:
-        return {"message": raw.decode(errors="replace")}
-
-
-def _message(data: Any) -> str:
-    return str(data.get("message") or "") if isinstance(data, dict) else ""
+        response.drain_conn(), response.release_conn()
 
 
 def make_retry(sleep: Callable[[float], None] = time.sleep, clock: Clock = time.time,
@@ -136,9 +116,7 @@ class _InstallationAuth(Auth.Auth):
         self._cached: Any = None
         self._lock = threading.Lock()
 
-    @property
-    def token_type(self) -> str:
-        return "token"
+    token_type = "token"  # type: ignore[assignment]
 
     @property
     def token(self) -> str:
@@ -153,32 +131,40 @@ class _InstallationAuth(Auth.Auth):
         return self._cached.expires_at - TOKEN_REFRESH_MARGIN <= now
 
     def invalidate(self) -> None:
-        with self._lock:
-            self._cached = None
+        self._cached = None
 
     def close(self) -> None:
         self._integration.close()
 
-    @property
-    def _masked_token(self) -> str:
-        return "token (installation token removed)"
+    _masked_token = "token (installation token removed)"  # type: ignore[assignment]
 
 
 def translate(exc: GithubException, now: float) -> GitHubError:
     """PyGithub exception -> triagebot.errors, using GitHub's own wait rules for rate limits."""
     if isinstance(exc, RateLimitExceededExceedsMaxWait) and exc.wait is not None:
         return RateLimited(f"GitHub rate limit ({exc.status})", retry_after=exc.wait)
-    wait = rate_limit_wait(exc.status, exc.headers or {}, _message(exc.data), now)
-    if wait is not None:
-        return RateLimited(f"GitHub rate limit ({exc.status})", retry_after=wait)
-    text = f"GitHub answered {exc.status}: {_message(exc.data)}"
-    if exc.status >= 500 or exc.status == 401:
-        return TransientError(text)
-    if exc.status in (404, 410):
-        return NotFound(text)
-    if exc.status == 422 and "too long" in json.dumps(exc.data).lower():
-        return TooLong(text)
-    return Forbidden(text) if exc.status == 403 else GitHubError(text)
+    return restjson.error_for(exc.status, exc.headers or {}, exc.data, now)
+
+
+@contextlib.contextmanager
+def _mapped(clock: Clock, auth: _InstallationAuth | None = None) -> Iterator[None]:
+    """Turn PyGithub/requests failures into triagebot.errors; a rejected token is dropped."""
+    try:
+        yield
+    except GithubException as exc:
+        if exc.status == 401 and auth is not None:
+            auth.invalidate()
+        raise translate(exc, clock()) from None
+    except requests.RequestException as exc:
+        raise TransientError(f"GitHub unreachable: {type(exc).__name__}") from None
+
+
+def _app_auth(settings: Any, clock: Clock) -> tuple[str, _AppAuth]:
+    """(API base URL, App JWT auth) from settings with app_id, private_key, github_api_url."""
+    redact.install()
+    base_url = setting(settings, "github_api_url", "github_base_url", default=DEFAULT_API)
+    return base_url, _AppAuth(setting(settings, "app_id", "github_app_id"),
+                              setting(settings, "private_key", "github_private_key"), clock)
 
 
 def _client_kwargs(base_url: str, retry: Retry, per_page: int = 100) -> dict[str, Any]:
@@ -186,34 +172,6 @@ def _client_kwargs(base_url: str, retry: Retry, per_page: int = 100) -> dict[str
     # WritePacer replaces it so the budget can be shared and tested (RELIABILITY 24, 29).
     return dict(base_url=base_url.rstrip("/"), retry=retry, per_page=per_page, timeout=15,
                 seconds_between_requests=None, seconds_between_writes=None)
-
-
-def _data(obj: Any) -> dict[str, Any]:
-    """The JSON PyGithub parsed. (``raw_data`` would re-GET every lazily-built list element.)"""
-    return obj._rawData
-
-
-def _time(value: str | None) -> datetime | None:
-    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
-
-
-def issue_state(repo: str, d: dict[str, Any]) -> IssueState:
-    user = d.get("user") or {}
-    return IssueState(
-        repo=repo, number=d["number"], title=d.get("title") or "", body=d.get("body") or "",
-        state=d.get("state") or "open", state_reason=d.get("state_reason"),
-        labels=[lb["name"] if isinstance(lb, dict) else str(lb) for lb in d.get("labels") or []],
-        author=user.get("login", ""), author_type=user.get("type", "User"),
-        is_pull_request="pull_request" in d, url=d.get("html_url") or "",
-        closed_at=_time(d.get("closed_at")), updated_at=_time(d.get("updated_at")))
-
-
-def comment_state(d: dict[str, Any]) -> CommentState:
-    user = d.get("user") or {}
-    return CommentState(id=d["id"], body=d.get("body") or "", author=user.get("login", ""),
-                        author_type=user.get("type", "User"),
-                        author_association=d.get("author_association") or "NONE",
-                        created_at=_time(d.get("created_at")))
 
 
 class PyGithubPort:
@@ -232,21 +190,15 @@ class PyGithubPort:
         if write and self._pacer is not None:
             self._pacer.acquire(self.installation_id)
         try:
-            yield
-        except GithubException as exc:
-            if exc.status == 401 and self._auth is not None:
-                self._auth.invalidate()
-            raise translate(exc, self._clock()) from None
-        except requests.RequestException as exc:
-            raise TransientError(f"GitHub unreachable: {type(exc).__name__}") from None
+            with _mapped(self._clock, self._auth):
+                yield
         finally:
             self._observe_quota()
 
     def _observe_quota(self) -> None:
         if self._quota is not None:
-            remaining, limit = self._gh.requester.rate_limiting
-            reset = self._gh.requester.rate_limiting_resettime or 0
-            self._quota.observe(self.installation_id, remaining, limit, float(reset))
+            req = self._gh.requester
+            self._quota.observe(self.installation_id, *req.rate_limiting, req.rate_limiting_resettime or 0)
 
     def close(self) -> None:
         self._gh.close()
@@ -259,13 +211,13 @@ class PyGithubPort:
     def get_issue(self, repo: str, number: int) -> IssueState | None:
         try:
             with self._call():
-                return issue_state(repo, self._issue(repo, number).raw_data)
+                return restjson.issue_state(repo, self._issue(repo, number).raw_data)
         except NotFound:
             return None
 
     def list_comments(self, repo: str, number: int) -> list[CommentState]:
         with self._call():
-            return [comment_state(_data(c)) for c in self._issue(repo, number).get_comments()]
+            return [restjson.comment_state(c._rawData) for c in self._issue(repo, number).get_comments()]
 
     def create_comment(self, repo: str, number: int, body: str) -> int:
         with self._call(write=True):
@@ -304,7 +256,7 @@ class PyGithubPort:
             return None
         if isinstance(content, list) or content.encoding != "base64":
             return None
-        return base64.b64decode(_data(content)["content"]).decode("utf-8", errors="replace")
+        return base64.b64decode(content._rawData["content"]).decode("utf-8", errors="replace")
 
     def iter_closed_issues(self, repo: str, since: datetime | None = None,
                            start_page: int = 0) -> Iterator[tuple[int, IssueState]]:
@@ -317,21 +269,12 @@ class PyGithubPort:
         while True:
             with self._call():
                 items = pages.get_page(page)
-            for item in items:
-                data = _data(item)
-                if "pull_request" not in data:
-                    yield page, issue_state(repo, data)
+            for item in items:  # _rawData: .raw_data would re-GET each lazily listed element
+                if "pull_request" not in item._rawData:
+                    yield page, restjson.issue_state(repo, item._rawData)
             if len(items) < self._gh.per_page:
                 return
             page += 1
-
-
-def _setting(settings: Any, *names: str, default: Any = None) -> Any:
-    for name in names:
-        value = getattr(settings, name, None)
-        if value is not None and value != "":
-            return value.get_secret_value() if hasattr(value, "get_secret_value") else value
-    return default
 
 
 def installation_port(settings: Any, installation_id: int, *, clock: Clock = time.time,
@@ -340,10 +283,7 @@ def installation_port(settings: Any, installation_id: int, *, clock: Clock = tim
                       permissions: dict[str, str] | None = TOKEN_PERMISSIONS) -> PyGithubPort:
     """A port acting as the App installation ``installation_id`` (from the payload's
     ``installation.id``). ``settings`` needs app_id, private_key, github_api_url."""
-    redact.install()
-    base_url = _setting(settings, "github_api_url", "github_base_url", default=DEFAULT_API)
-    app_auth = _AppAuth(_setting(settings, "app_id", "github_app_id"),
-                        _setting(settings, "private_key", "github_private_key"), clock)
+    base_url, app_auth = _app_auth(settings, clock)
     kwargs = _client_kwargs(base_url, make_retry(sleep, clock))
     auth = _InstallationAuth(GithubIntegration(auth=app_auth, **kwargs), installation_id,
                              permissions, clock)
@@ -359,47 +299,15 @@ def token_port(token: str, base_url: str = DEFAULT_API, *, clock: Clock = time.t
     return PyGithubPort(gh, 0, clock=clock, **kw)
 
 
-class AppClient:
-    """Calls made as the App itself (JWT), for ``triagebot reconcile``. PyGithub has no API for
-    /app/hook/deliveries, so this uses its requester (same auth, retry and error handling)."""
+def app_client(settings: Any, *, clock: Clock = time.time,
+               sleep: Callable[[float], None] = time.sleep) -> deliveries.AppClient:
+    """Client acting as the App itself (JWT) for ``triagebot reconcile``. PyGithub has no API for
+    /app/hook/deliveries, so it uses PyGithub's requester (same auth, retry and error mapping)."""
+    base_url, app_auth = _app_auth(settings, clock)
+    requester = Github(auth=app_auth, **_client_kwargs(base_url, make_retry(sleep, clock))).requester
 
-    def __init__(self, settings: Any, *, clock: Clock = time.time,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        redact.install()
-        base_url = _setting(settings, "github_api_url", "github_base_url", default=DEFAULT_API)
-        app_auth = _AppAuth(_setting(settings, "app_id", "github_app_id"),
-                            _setting(settings, "private_key", "github_private_key"), clock)
-        self._requester = Github(auth=app_auth, **_client_kwargs(base_url, make_retry(sleep, clock))).requester
-        self._clock = clock
+    def request(verb: str, url: str, params: dict[str, Any] | None = None) -> tuple[dict, Any]:
+        with _mapped(clock):
+            return requester.requestJsonAndCheck(verb, url, parameters=params)
 
-    def _request(self, verb: str, url: str, params: dict[str, Any] | None = None) -> tuple[dict, Any]:
-        try:
-            return self._requester.requestJsonAndCheck(verb, url, parameters=params)
-        except GithubException as exc:
-            raise translate(exc, self._clock()) from None
-        except requests.RequestException as exc:
-            raise TransientError(f"GitHub unreachable: {type(exc).__name__}") from None
-
-    def list_failed_deliveries(self, max_pages: int = 20) -> list[deliveries.Delivery]:
-        """Failed deliveries of the last 3 days whose guid never succeeded, oldest first."""
-        now = datetime.fromtimestamp(self._clock(), timezone.utc)
-        rows: list[dict[str, Any]] = []
-        url, params = "/app/hook/deliveries", {"per_page": 100}
-        for _ in range(max_pages):
-            headers, page = self._request("GET", url, params)
-            rows.extend(page)
-            url, params = _next_link(headers.get("link", "")), None
-            if not url or deliveries.past_window(page, now):
-                break
-        return deliveries.failed_deliveries(rows, now)
-
-    def redeliver(self, delivery_id: int) -> None:
-        self._request("POST", f"/app/hook/deliveries/{int(delivery_id)}/attempts")
-
-
-def _next_link(link_header: str) -> str | None:
-    for part in link_header.split(","):
-        target, _, rel = part.partition(";")
-        if 'rel="next"' in rel:
-            return target.strip().strip("<>")
-    return None
+    return deliveries.AppClient(request, clock)
