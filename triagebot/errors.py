@@ -1,8 +1,6 @@
 """Errors raised at the GitHub edge, so callers (the queue, the worker) decide between retry, wait
-and give up without ever seeing PyGithub's exception types.
+and give up without ever seeing PyGithub's exception types."""
 
-Kept name-for-name compatible with the github helper's draft of this module: construct
-``RateLimited`` with the keyword ``retry_after=`` so either version works."""
 from __future__ import annotations
 
 

@@ -1,0 +1,71 @@
+"""Shared fixtures for the test_github_* modules: fake clock, RSA key, fake GitHub, ports."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Iterator
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from tests.github_fake import FakeGitHub
+from triagebot.github import PyGithubPort, installation_port
+
+START = 1_800_000_000.0
+APP_ID = "424242"
+INSTALLATION = 77
+
+
+class FakeClock:
+    """Time that only moves when a test (or a sleep) moves it."""
+
+    def __init__(self, now: float = START) -> None:
+        self.now = now
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture(scope="session")
+def rsa_pair() -> tuple[str, str]:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    return private, public
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def fake(clock: FakeClock, rsa_pair: tuple[str, str]) -> Iterator[FakeGitHub]:
+    server = FakeGitHub(clock=clock, app_public_key=rsa_pair[1])
+    server.start()
+    server.add_label("o/r", "bug", "question", "stage/S1", "area: nccl")
+    yield server
+    server.stop()
+
+
+def settings(fake: FakeGitHub, rsa_pair: tuple[str, str]) -> SimpleNamespace:
+    return SimpleNamespace(app_id=APP_ID, private_key=rsa_pair[0], github_api_url=fake.base_url)
+
+
+@pytest.fixture
+def port(fake: FakeGitHub, clock: FakeClock, rsa_pair: tuple[str, str]) -> Iterator[PyGithubPort]:
+    p = installation_port(settings(fake, rsa_pair), INSTALLATION, clock=clock, sleep=clock.sleep)
+    yield p
+    p.close()
+
+
+def api_requests(fake: FakeGitHub) -> list[tuple[str, str]]:
+    """Requests other than minting tokens, as (method, path)."""
+    return [(r.method, r.path) for r in fake.requests if not r.path.startswith("/app/")]
