@@ -10,6 +10,7 @@ import pytest
 from test_service_support import fixed_triage
 from triagebot import pacing
 from triagebot.db import MIGRATIONS, Database
+from triagebot.ratelimit import WriteBudget, WritePacer
 from triagebot.queue import CANCEL, JobSpec, Queue, backoff
 from triagebot.store import DELIVERY_TTL_S, Feedback, Store
 
@@ -145,32 +146,23 @@ def test_cancel_pseudo_job_cancels_queued_triage(queue: Queue) -> None:
     assert queue.jobs("queued") == [] and len(queue.jobs("cancelled")) == 1
 
 
-def test_pacing_slots_respect_spacing_minute_and_hour_caps() -> None:
-    assert pacing.next_slot([], 100.0) == 100.0
-    assert pacing.next_slot([100.0], 100.2) == 101.0
-    minute = [float(i) for i in range(60)]
-    assert pacing.next_slot(minute, 60.0) >= 60.0 and pacing.next_slot(minute, 59.5) == 60.0
-    hour = [i * 7.0 for i in range(450)]  # 450 writes inside the last hour
-    slot = pacing.next_slot(hour, 3150.0)
-    assert slot >= 3600.0
-
-
 def test_pacer_shares_budget_across_processes(tmp_path: Path) -> None:
-    clock = Clock(0.0)
     path = tmp_path / "p.sqlite3"
-    a = pacing.WritePacer(Database(path), clock=clock)
-    b = pacing.WritePacer(Database(path), clock=clock)  # a second "process"
-    waits = [p.reserve(1) for p in (a, b, a, b)]
+    a = pacing.DbLedger(Database(path))
+    b = pacing.DbLedger(Database(path))  # a second "process"
+    waits = [ledger.book(1, 0.0, WriteBudget()) for ledger in (a, b, a, b)]
     assert waits == [0.0, 1.0, 2.0, 3.0]
-    assert b.reserve(2) == 0.0  # another installation has its own budget
+    assert b.book(2, 0.0, WriteBudget()) == 0.0  # another installation has its own budget
     slots = sorted(a.recent(1, -1))
     assert len(slots) == 4 and all(y - x >= 1.0 for x, y in zip(slots, slots[1:]))
 
 
 def test_pacer_sixty_per_minute(tmp_path: Path) -> None:
-    clock = Clock(0.0)
-    pacer = pacing.WritePacer(Database(tmp_path / "p.sqlite3"), clock=clock)
-    slots = [pacer.reserve(1) for _ in range(61)]
-    assert slots[59] == 59.0 and slots[60] == 60.0
+    clock, slept = Clock(0.0), []
+    pacer = WritePacer(pacing.DbLedger(Database(tmp_path / "p.sqlite3")), clock=clock,
+                       sleep=slept.append)
+    waits = [pacer.acquire(1) for _ in range(61)]
+    assert waits[59] == 59.0 and waits[60] == 60.0
+    slots = pacer.ledger.recent(1, -1)
     in_any_minute = max(sum(1 for s in slots if t <= s < t + 60) for t in slots)
     assert in_any_minute <= 60

@@ -212,7 +212,15 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
-_COMMANDS: list[Callable] = [_register_index, _register_triage, _register_eval]  # type: ignore[type-arg]
+def _register_service(sub) -> None:  # type: ignore[no-untyped-def]
+    from triagebot import cli_service
+
+    cli_service.register(sub)
+
+
+_COMMANDS: list[Callable] = [  # type: ignore[type-arg]
+    _register_index, _register_triage, _register_eval, _register_service,
+]
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Issues are keyed by (repo, number): adding a known issue replaces its row, so re
 maintainer's correction never creates a duplicate neighbour."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -28,8 +29,10 @@ class IndexError_(ValueError):
 class IssueIndex:
     """Vectors, rule features and metadata of indexed issues, searchable by cosine similarity."""
 
-    def __init__(self, embedder_name: str, dim: int, n_features: int) -> None:
+    def __init__(self, embedder_name: str, dim: int, n_features: int,
+                 features_id: str = "") -> None:
         self.embedder_name = embedder_name
+        self.features_id = features_id or rules_signature()
         self.dim = dim
         self.n_features = n_features
         self.items: list[IndexedIssue] = []
@@ -105,7 +108,8 @@ class IssueIndex:
         _atomic(out / "meta.jsonl", lambda f: f.write(lines.encode()))
         manifest = {
             "format": FORMAT, "embedder": self.embedder_name, "dim": self.dim,
-            "n_features": self.n_features, "count": len(self.items),
+            "n_features": self.n_features, "features_id": self.features_id,
+            "count": len(self.items),
             "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
         _atomic(out / "manifest.json", lambda f: f.write(json.dumps(manifest, indent=1).encode()))
@@ -115,7 +119,8 @@ class IssueIndex:
         path = Path(directory)
         try:
             manifest = json.loads((path / "manifest.json").read_text())
-            index = cls(manifest["embedder"], int(manifest["dim"]), int(manifest["n_features"]))
+            index = cls(manifest["embedder"], int(manifest["dim"]), int(manifest["n_features"]),
+                        manifest.get("features_id", "?"))
             vectors = np.load(path / "vectors.npy")
             features = np.load(path / "features.npy")
             with open(path / "meta.jsonl", encoding="utf-8") as fh:
@@ -124,6 +129,9 @@ class IssueIndex:
             raise IndexError_(f"cannot load index from {path}: {exc}") from exc
         if not (len(items) == len(vectors) == len(features) == manifest["count"]):
             raise IndexError_(f"index at {path} is inconsistent (row counts differ)")
+        if index.features_id != rules_signature():
+            raise IndexError_(f"index at {path} was built with other rule features; rebuild it "
+                              "(triagebot index build / index sync)")
         index.add(items, vectors, features)
         return index
 
@@ -134,6 +142,14 @@ class IssueIndex:
             return os.stat(Path(directory) / "manifest.json").st_mtime
         except OSError:
             return 0.0
+
+
+def rules_signature() -> str:
+    """Identifies the rule-feature layout: an index's stored features are only meaningful to the
+    classifier when they were computed by the same rules (bodies are not kept to recompute them)."""
+    from triagebot import rules
+
+    return hashlib.sha256("\n".join(rules.FEATURE_NAMES).encode()).hexdigest()[:16]
 
 
 def _atomic(target: Path, write) -> None:  # type: ignore[no-untyped-def]

@@ -24,6 +24,10 @@ class Ledger(Protocol):
 
     def recent(self, installation_id: int, since: float) -> list[float]: ...
 
+    def book(self, installation_id: int, now: float, budget: "WriteBudget") -> float:
+        """Atomically pick the earliest allowed slot at or after ``now``, record it, return it
+        (atomic across processes for a shared ledger, so two workers never take one slot)."""
+
 
 class MemoryLedger:
     """Per-process ledger; enough for a single worker process."""
@@ -42,6 +46,12 @@ class MemoryLedger:
     def recent(self, installation_id: int, since: float) -> list[float]:
         with self._lock:
             return [t for t in self._times[installation_id] if t >= since]
+
+    def book(self, installation_id: int, now: float, budget: "WriteBudget") -> float:
+        with self._lock:
+            slot = next_slot(list(self._times[installation_id]), now, budget)
+            self._times[installation_id].append(slot)
+            return slot
 
 
 @dataclass(frozen=True)
@@ -100,10 +110,10 @@ class WritePacer:
     def acquire(self, installation_id: int) -> float:
         """Wait for a slot, record the write, and return how long we waited."""
         with self._locks[installation_id]:
-            waited = self.delay(installation_id)
+            now = self._clock()
+            waited = max(0.0, self.ledger.book(installation_id, now, self.budget) - now)
             if waited > 0:
                 self._sleep(waited)
-            self.ledger.record(installation_id, self._clock())
             return waited
 
 

@@ -8,35 +8,79 @@ from typing import Any, Callable
 
 from flask import Flask
 
-from triagebot import handlers
+from triagebot import comment, handlers
 from triagebot.config import Settings
 from triagebot.handlers import Deps
+from triagebot.models import Triage
 from triagebot.logs import setup
 from triagebot.queue import Queue
 from triagebot.store import Store
 from triagebot.worker import Worker, start_threads
 
 
-def github_port_factory(settings: Settings) -> Callable[[int | None], Any]:
-    """installation id -> GitHubPort. The single place that reaches into github.py (lead: adapt
-    this call to the function github.py exposes)."""
+def github_port_factory(settings: Settings, store: Store) -> Callable[[int | None], Any]:
+    """installation id -> GitHubPort. Writes of every worker process are paced through one ledger
+    in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit."""
     from triagebot import github
+    from triagebot.pacing import DbLedger
+    from triagebot.ratelimit import QuotaTracker, WritePacer
 
-    return github.port_factory(settings)
+    pacer, quota = WritePacer(DbLedger(store.db)), QuotaTracker()
+    ports: dict[int | None, Any] = {}
+
+    def port_for(installation_id: int | None) -> Any:
+        if installation_id is None:
+            raise ValueError("delivery carries no installation id")
+        if installation_id not in ports:
+            ports[installation_id] = github.installation_port(
+                settings, installation_id, pacer=pacer, quota=quota)
+        return ports[installation_id]
+
+    return port_for
 
 
 def load_engine(settings: Settings) -> Any:
-    from triagebot.triage import Engine
+    """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
+    when one is configured."""
+    from triagebot.classify import THRESHOLDS
+    from triagebot.llm import build_refiner
+    from triagebot.triage import ReloadingEngine
 
-    return Engine.load(settings.index)
+    refiner = build_refiner(thresholds=THRESHOLDS)
+    return ReloadingEngine(settings.index, refiner=refiner)
+
+
+def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
+    """Comments link only to issues of the indexed repositories, and are scanned for the
+    configured secret values before anything is posted."""
+    secrets = [s.get_secret_value() for s in (settings.webhook_secret, settings.webhook_secret_old,
+                                               settings.private_key, settings.openai_api_key)
+               if s.get_secret_value()]
+
+    def render(triage: Triage) -> str:
+        repos = frozenset(getattr(engine, "repos", lambda: ())())
+        return comment.render(triage, allowed_repos=repos, secrets=secrets)
+
+    return render
 
 
 def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
     engine = overrides.pop("engine", None) or load_engine(settings)
-    port_for = overrides.pop("port_for", None) or github_port_factory(settings)
+    port_for = overrides.pop("port_for", None) or github_port_factory(settings, store)
+    render = overrides.pop("render", None) or renderer(settings, engine)
+    indexer = overrides.pop("indexer", None) or _indexer(settings, engine)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
-                **overrides)
+                render=render, indexer=indexer, **overrides)
+
+
+def _indexer(settings: Settings, engine: Any) -> Any:
+    """Closed-as-completed issues join the index (the learning module owns how)."""
+    try:
+        from triagebot.learning import make_indexer
+    except ImportError:
+        return None
+    return make_indexer(settings, engine)
 
 
 def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:
