@@ -94,6 +94,8 @@ def _fit_one(x: np.ndarray, y: list[str], c: float) -> DimensionModel:
     model = LogisticRegression(C=c, max_iter=300, class_weight=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        # A young index has many classes per issue; sklearn warns, the fit is still what we want.
+        warnings.filterwarnings("ignore", message="The number of unique classes", category=UserWarning)
         model.fit(x, y)
     return DimensionModel([str(c_) for c_ in model.classes_], model)
 

@@ -11,7 +11,7 @@ def describe(exc: BaseException) -> str:
     from triagebot.issue_file import InputError
 
     if isinstance(exc, (UserError, DataError, IndexError_, InputError, ConfigError)):
-        return str(exc)
+        return " ".join(str(exc).split())  # one line, whatever the message holds
     if isinstance(exc, OSError):
         return f"{exc.strerror or exc}: {exc.filename or ''}".strip(": ")
     message = str(exc).splitlines()[0] if str(exc) else ""

@@ -56,6 +56,9 @@ class IssueIndex:
                 new_items.append(item)
                 self._rows[item.key] = len(self.items) + len(new_items) - 1
                 new += 1
+            elif row >= len(self.items):  # repeated within this batch: the later copy wins
+                new_rows[row - len(self.items)] = (vec, feat)
+                new_items[row - len(self.items)] = item
             else:
                 self._replace(row, item, vec, feat)
         if new_items:
@@ -126,7 +129,8 @@ class IssueIndex:
             with open(path / "meta.jsonl", encoding="utf-8") as fh:
                 items = [IndexedIssue.model_validate_json(line) for line in fh if line.strip()]
         except (OSError, ValueError, KeyError) as exc:
-            raise IndexError_(f"cannot load index from {path}: {exc}") from exc
+            detail = " ".join(str(exc).split())[:300]  # pydantic messages span lines
+            raise IndexError_(f"cannot load index from {path}: {detail}") from exc
         if not (len(items) == len(vectors) == len(features) == manifest["count"]):
             raise IndexError_(f"index at {path} is inconsistent (row counts differ)")
         if index.features_id != rules_signature():

@@ -55,7 +55,7 @@ def _from_json(path: str, content: str) -> Issue:
     if not (data.get("title") or data.get("body")):
         raise InputError(f"{path}: the issue has neither a title nor a body")
     if isinstance(data.get("body"), str):
-        data["body"] = data["body"][:MAX_BODY_CHARS]
+        data["body"] = _cap(data["body"])
     try:
         return Issue.model_validate(data)
     except ValidationError as exc:
@@ -65,4 +65,12 @@ def _from_json(path: str, content: str) -> Issue:
 
 def _from_markdown(content: str) -> Issue:
     title, _, body = content.strip().partition("\n")
-    return Issue(title=title.lstrip("# ").strip()[:1000], body=body.strip()[:MAX_BODY_CHARS])
+    return Issue(title=title.lstrip("# ").strip()[:1000], body=_cap(body.strip()))
+
+
+def _cap(body: str) -> str:
+    """Keep the head (the report) and the tail (where a pasted log names the error) of a long body."""
+    if len(body) <= MAX_BODY_CHARS:
+        return body
+    half = MAX_BODY_CHARS // 2 - 2
+    return body[:half] + "\n…\n" + body[-half:]

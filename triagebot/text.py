@@ -34,7 +34,7 @@ _TEMPLATE_LINES = re.compile(
     r"please (run|provide|describe)[^\n]*|is your feature request related[^\n]*|"
     r"describe the solution you'd like|describe alternatives you've considered|"
     r"what is your question\??|question|motivation|pitch|alternatives|cc @[^\n]*"
-    r")\s*:?\s*(\*\*)?\s*$",
+    r")(\s*\([^()\n]{0,80}\))?\s*:?\s*(\*\*)?\s*$",  # "System info (please complete ...):"
     re.I | re.M,
 )
 
@@ -143,8 +143,11 @@ def signal_text(title: str, body: str, budget: int = SIGNAL_CHARS) -> str:
     parts = [title]
     remaining = budget - len(title)
     prose_share = max(remaining // 2, remaining - sum(len(e) + 1 for e in errors))
+    prose = prose[: max(prose_share, 0)]
     if prose:
-        parts.append(prose[: max(prose_share, 0)])
+        parts.append(prose)
+    # An error sentence written in the prose is already there; repeating it only wastes budget.
+    errors = [e for e in errors if " ".join(e.split()) not in prose]
     for line in reversed(errors):  # the last error line is the most telling
         if remaining - sum(len(p) + 1 for p in parts) <= 40:
             break

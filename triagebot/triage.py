@@ -15,7 +15,7 @@ from triagebot.classify import (
     BINARY, KNN_K, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
 )
 from triagebot.embed import Embedder, load_embedder
-from triagebot.index import IssueIndex
+from triagebot.index import IndexError_, IssueIndex
 from triagebot.models import IndexedIssue, Issue, Prediction, Similar, Triage
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,10 @@ class Engine:
         embedder: Embedder | None = None,
     ) -> "Engine":
         index = IssueIndex.load(index_dir)
+        if index.n_features != len(rules.FEATURE_NAMES):  # built before the rules changed
+            raise IndexError_(
+                f"index at {index_dir} has {index.n_features} rule features, this triagebot uses "
+                f"{len(rules.FEATURE_NAMES)}; rebuild it with `triagebot index build`")
         return cls(index, embedder or load_embedder(index.embedder_name), refiner=refiner)
 
     def repos(self) -> set[str]:
