@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-from triagebot import __version__
+from triagebot import __version__, cli_maint
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "index"
 MAX_INPUT_BYTES = 8 * 1024 * 1024
@@ -212,7 +212,7 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
-_COMMANDS: list[Callable] = [_register_index, _register_triage, _register_eval]  # type: ignore[type-arg]
+_COMMANDS: list[Callable] = [_register_index, _register_triage, _register_eval, cli_maint.register]  # type: ignore[type-arg]
 
 
 if __name__ == "__main__":
