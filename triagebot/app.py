@@ -35,6 +35,10 @@ def create_app(settings: Settings, *, store: Store | None = None, queue: Queue |
     app.add_url_rule("/healthz", "healthz", lambda: healthz(store, queue, index_loaded))
     app.register_error_handler(RequestEntityTooLarge, _too_large)
     app.extensions["triagebot"] = {"store": store, "queue": queue}
+    if settings.admin_token.get_secret_value():  # the review page exists only with a token
+        from triagebot import review
+
+        review.install(app, settings, store)
     return app
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
-from triagebot import __version__
+from triagebot import __version__, cli_maint, cli_service
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "index"
 MAX_INPUT_BYTES = 8 * 1024 * 1024
@@ -212,14 +212,8 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
-def _register_service(sub) -> None:  # type: ignore[no-untyped-def]
-    from triagebot import cli_service
-
-    cli_service.register(sub)
-
-
 _COMMANDS: list[Callable] = [  # type: ignore[type-arg]
-    _register_index, _register_triage, _register_eval, _register_service,
+    _register_index, _register_triage, _register_eval, cli_service.register, cli_maint.register,
 ]
 
 

@@ -44,10 +44,9 @@ def load_engine(settings: Settings) -> Any:
     when one is configured."""
     from triagebot.classify import THRESHOLDS
     from triagebot.llm import build_refiner
-    from triagebot.triage import ReloadingEngine
+    from triagebot.learning import LiveEngine
 
-    refiner = build_refiner(thresholds=THRESHOLDS)
-    return ReloadingEngine(settings.index, refiner=refiner)
+    return LiveEngine.load(settings.index, refiner=build_refiner(thresholds=THRESHOLDS))
 
 
 def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
@@ -69,18 +68,17 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     engine = overrides.pop("engine", None) or load_engine(settings)
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store)
     render = overrides.pop("render", None) or renderer(settings, engine)
-    indexer = overrides.pop("indexer", None) or _indexer(settings, engine)
+    indexer = overrides.pop("indexer", None) or _indexer(engine, store)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
                 render=render, indexer=indexer, **overrides)
 
 
-def _indexer(settings: Settings, engine: Any) -> Any:
-    """Closed-as-completed issues join the index (the learning module owns how)."""
-    try:
-        from triagebot.learning import make_indexer
-    except ImportError:
-        return None
-    return make_indexer(settings, engine)
+def _indexer(engine: Any, store: Store) -> Any:
+    """Closed-as-completed issues join the index (the learning module owns how); only a live
+    engine, which follows the index directory, can take them."""
+    from triagebot.learning import LiveEngine, make_indexer
+
+    return make_indexer(engine, store) if isinstance(engine, LiveEngine) else None
 
 
 def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:

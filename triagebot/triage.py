@@ -153,28 +153,3 @@ def _similar(item: IndexedIssue, score: float, repo: str) -> Similar:
         resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo, status=item.status,
     )
 
-
-class ReloadingEngine:
-    """An ``Engine`` that reloads itself when the index directory is saved again (by another
-    worker, a sync or a maintainer's correction), so every worker serves the same index."""
-
-    def __init__(self, index_dir: str | Path, refiner: Refiner | None = None) -> None:
-        self.index_dir = Path(index_dir)
-        self.refiner = refiner
-        self._loaded_at = IssueIndex.mtime(self.index_dir)
-        self.engine = Engine.load(self.index_dir, refiner=refiner)
-
-    def current(self) -> Engine:
-        stamp = IssueIndex.mtime(self.index_dir)
-        if stamp != self._loaded_at:
-            log.info("index at %s changed; reloading", self.index_dir)
-            self.engine = Engine.load(self.index_dir, refiner=self.refiner,
-                                      embedder=self.engine.embedder)
-            self._loaded_at = stamp
-        return self.engine
-
-    def triage(self, issue: Issue) -> Triage:
-        return self.current().triage(issue)
-
-    def repos(self) -> set[str]:
-        return self.engine.repos()

@@ -1,0 +1,117 @@
+"""Maintainer commands: ``index sync``, ``report`` and ``retrain`` (registered from cli.py)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+REPO_HELP = "OWNER/NAME of the repository"
+
+
+def register(sub: Any) -> None:
+    """Add the commands; ``index sync`` joins the existing ``index`` command's actions."""
+    index_actions = _subactions(sub.choices["index"]) if "index" in sub.choices else None
+    sync = (index_actions or sub).add_parser("sync", help="index a repository's closed issues")
+    sync.add_argument("--repo", required=True, help=REPO_HELP)
+    sync.add_argument("--since", default=None, help="only issues updated since DATE (YYYY-MM-DD)")
+    sync.add_argument("--index", type=Path, default=None, help="index directory to update")
+    sync.add_argument("--state-file", type=Path, default=None, help="resume state (default: in the index)")
+    sync.add_argument("--db", default=None, help="store predicted issues here for /review")
+    sync.set_defaults(func=cmd_sync)
+    report = sub.add_parser("report", help="review statistics (terminal, HTML, PNG)")
+    report.add_argument("--db", default=None, help="database (default: TRIAGEBOT_DB)")
+    report.add_argument("--dimension", default="stage", help="dimension of the confusion matrix")
+    report.add_argument("--html", type=Path, default=None, help="also write an HTML report")
+    report.add_argument("--png", type=Path, default=None, help="also write the confusion matrix as PNG")
+    report.set_defaults(func=cmd_report)
+    retrain = sub.add_parser("retrain", help="refit the classifier on the index as it is now")
+    retrain.add_argument("--index", type=Path, default=None)
+    retrain.set_defaults(func=cmd_retrain)
+
+
+def _subactions(parser: argparse.ArgumentParser) -> Any:
+    for action in parser._actions:  # argparse offers no public accessor for a parser's subparsers
+        if isinstance(action, argparse._SubParsersAction):
+            return action
+    return None
+
+
+def _index_dir(given: Path | None) -> Path:
+    from triagebot.cli import default_index
+
+    return given or default_index()
+
+
+def _since(value: str | None) -> datetime | None:
+    from triagebot.cli import UserError
+
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise UserError(f"--since: {value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def port_for_repo(repo: str) -> Any:
+    """A GitHubPort for ``repo`` (lead: wire to ``github.port_for_repo(settings, repo)``)."""
+    from triagebot import github  # type: ignore[attr-defined]
+    from triagebot.config import Settings
+
+    return github.port_for_repo(Settings.from_env(), repo)
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from triagebot import sanitize
+    from triagebot.cli import UserError
+    from triagebot.learning import LiveEngine
+    from triagebot.store import Store
+    from triagebot.sync import Syncer, default_state_path
+
+    if not sanitize.valid_repo(args.repo):
+        raise UserError(f"--repo: {args.repo!r} is not OWNER/NAME")
+    index_dir = _index_dir(args.index)
+    engine = LiveEngine.load(index_dir)
+    store = Store(args.db) if args.db else None
+    state_file = args.state_file or default_state_path(index_dir, args.repo)
+    syncer = Syncer(port_for_repo(args.repo), engine, args.repo, state_file, since=_since(args.since),
+                    store=store, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    state = syncer.run()
+    print(f"{args.repo}: {state.ingested} issues indexed ({state.confirmed} confirmed, "
+          f"{state.predicted} predicted), {state.skipped} already known; index {index_dir}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from triagebot import report, review_data
+    from triagebot.cli import UserError
+    from triagebot.store import Store
+
+    if args.dimension not in review_data.DIMENSIONS:
+        raise UserError(f"--dimension must be one of {', '.join(review_data.DIMENSIONS)}")
+    db = args.db or os.environ.get("TRIAGEBOT_DB") or "triagebot.sqlite3"
+    if "://" not in db and not Path(db).is_file():
+        raise UserError(f"no database at {db} (give --db or set TRIAGEBOT_DB)")
+    data = review_data.stats(Store(db), args.dimension)
+    print(report.text_report(data))
+    if args.html:
+        args.html.write_text(report.html_report(data), encoding="utf-8")
+        print(f"wrote {args.html}", file=sys.stderr)
+    if args.png:
+        report.write_png(data, args.png)
+        print(f"wrote {args.png}", file=sys.stderr)
+    return 0
+
+
+def cmd_retrain(args: argparse.Namespace) -> int:
+    from triagebot import learning
+
+    index_dir = _index_dir(args.index)
+    engine = learning.LiveEngine.load(index_dir)
+    result = learning.retrain(engine, index_dir)  # running workers refit on their next triage
+    print(f"refitted on {result['issues']} issues ({result['confirmed']} confirmed, "
+          f"{result['predicted']} predicted) in {result['seconds']}s; index {index_dir}")
+    return 0
