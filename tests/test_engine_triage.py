@@ -227,7 +227,7 @@ def test_scaled_prediction_abstains_under_an_unsure_stage() -> None:
 
 
 def test_blend_by_hand() -> None:
-    mixed = blend({"a": 0.8, "b": 0.2}, {"b": 1.0})
+    mixed = blend({"a": 0.8, "b": 0.2}, {"b": 1.0}, weight=0.35)
     assert mixed == pytest.approx({"a": 0.52, "b": 0.48})
     assert blend({"a": 1.0}, {}) == {"a": 1.0}
 

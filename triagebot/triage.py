@@ -12,7 +12,7 @@ from typing import Protocol
 from triagebot import missing, rules, taxonomy
 from triagebot.analysis import Analysed, analyse
 from triagebot.classify import (
-    BINARY, KNN_K, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
+    BINARY, FIX_VIA_CAUSE, KNN_K, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
 )
 from triagebot.embed import Embedder, load_embedder
 from triagebot.index import IndexError_, IssueIndex
@@ -85,21 +85,32 @@ def predict(
     linear = classifier.linear_proba(analysed.vector, analysed.features)
     dist = {dim: blend(linear[dim], knn_vote(index, hits, dim)) for dim in linear}
     stage = _prediction("stage", dist["stage"], analysed.full)
-    stage_conf = stage.confidence
     preds = {"stage": stage}
-    for dim in ("symptom", "root_cause"):
-        inside = within_stage(dist[dim], dim, stage.id)
-        preds[dim] = _prediction(dim, inside, analysed.full, scale=stage_conf)
-    preds["fix_pattern"] = _prediction("fix_pattern", dist["fix_pattern"], analysed.full)
+    inside = {dim: within_stage(dist[dim], dim, stage.id) for dim in ("symptom", "root_cause")}
+    for dim, sub in inside.items():
+        preds[dim] = _prediction(dim, sub, analysed.full, scale=stage.confidence)
+    fix = blend(dist["fix_pattern"], classifier.fix_via_cause(inside["root_cause"]), FIX_VIA_CAUSE)
+    preds["fix_pattern"] = _prediction("fix_pattern", fix, analysed.full)
     for dim in BINARY:
         preds[dim] = _prediction(dim, dist[dim], analysed.full)
     similar = similar_issues(index, hits, issue.repo)
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
         repo=issue.repo, number=issue.number, **preds, similar=similar,
-        missing_info=missing.missing_info(analysed.full, analysed.env, stage.id, distributed),
+        missing_info=missing.missing_info(analysed.full, analysed.env, stage.id, distributed,
+                                          framework=framework_of(issue.repo)),
         environment=analysed.env, source="offline",
     )
+
+
+def framework_of(repo: str) -> str | None:
+    """The framework a repository is, so the checklist asks for its own report (``ds_report``...)."""
+    name = repo.lower()
+    for key, framework in (("deepspeed", "deepspeed"), ("colossal", "colossalai"),
+                           ("megatron", "megatron"), ("horovod", "horovod"), ("pytorch", "pytorch")):
+        if key in name:
+            return framework
+    return None
 
 
 def _prediction(dimension: str, dist: dict[str, float], full: str, scale: float = 1.0) -> Prediction:
