@@ -57,8 +57,8 @@ def _since(value: str | None) -> datetime | None:
 
 
 def port_for_repo(repo: str) -> Any:
-    """A GitHubPort for ``repo`` (lead: wire to ``github.port_for_repo(settings, repo)``)."""
-    from triagebot import github  # type: ignore[attr-defined]
+    """A GitHubPort for ``repo``: a configured token, else the App's installation on it."""
+    from triagebot import github
     from triagebot.config import Settings
 
     return github.port_for_repo(Settings.from_env(), repo)

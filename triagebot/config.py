@@ -37,6 +37,7 @@ class Settings(BaseModel):
     llm_timeout: float = Field(default=30.0, gt=0)
     llm_calls_per_hour: int = Field(default=100, ge=0)
     admin_token: SecretStr = SecretStr("")
+    github_token: SecretStr = SecretStr("")
 
     @property
     def bot_login(self) -> str:
@@ -82,6 +83,7 @@ ENV_VARS = {
     "TRIAGEBOT_APP_SLUG": "app_slug",
     "TRIAGEBOT_PRIVATE_KEY": "private_key",
     "TRIAGEBOT_GITHUB_API_URL": "github_api_url",
+    "TRIAGEBOT_GITHUB_TOKEN": "github_token",
     "TRIAGEBOT_DB": "db",
     "TRIAGEBOT_INDEX": "index",
     "TRIAGEBOT_QUEUE_URL": "queue_url",

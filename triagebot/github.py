@@ -299,6 +299,20 @@ def token_port(token: str, base_url: str = DEFAULT_API, *, clock: Clock = time.t
     return PyGithubPort(gh, 0, clock=clock, **kw)
 
 
+def port_for_repo(settings: Any, repo: str) -> PyGithubPort:
+    """The ``index sync`` port: a token (``TRIAGEBOT_GITHUB_TOKEN``) when one is configured, else
+    the App's own installation on ``repo`` (found through ``GET /repos/{repo}/installation``)."""
+    token = setting(settings, "github_token", default="")
+    if token:
+        return token_port(token, settings.github_api_url)
+    base_url, app_auth = _app_auth(settings, time.time)
+    integration = GithubIntegration(auth=app_auth, **_client_kwargs(base_url, make_retry()))
+    owner, _, name = repo.partition("/")
+    with _mapped(time.time):
+        installation = integration.get_repo_installation(owner, name)
+    return installation_port(settings, installation.id)
+
+
 def app_client(settings: Any, *, clock: Clock = time.time,
                sleep: Callable[[float], None] = time.sleep) -> deliveries.AppClient:
     """Client acting as the App itself (JWT) for ``triagebot reconcile``. PyGithub has no API for
