@@ -145,8 +145,7 @@ def fit_comment(body: str, limit: int = MAX_COMMENT_CHARS) -> str:
 
 def apply_labels(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage,
                  config: Any) -> list[str]:
-    if config.mode != "apply":
-        return []
+    """Whatever the policy allows for the repo's mode (``suggest``: the review label only)."""
     removed = {fb.old_id for fb in deps.store.feedback(issue.repo, issue.number)
                if fb.source == "label" and fb.old_id and not fb.new_id}
     wanted = policy.labels_to_apply(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
