@@ -12,7 +12,7 @@ from typing import Protocol
 from triagebot import missing, rules, taxonomy
 from triagebot.analysis import Analysed, analyse
 from triagebot.classify import (
-    BINARY, FIX_VIA_CAUSE, KNN_K, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
+    BINARY, FIX_VIA_CAUSE, KNN_K, RULE_WEIGHT, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
 )
 from triagebot.embed import Embedder, load_embedder
 from triagebot.index import IndexError_, IssueIndex
@@ -81,9 +81,13 @@ def predict(
     issue: Issue, analysed: Analysed, index: IssueIndex, classifier: Classifier,
     hits: list[tuple[int, float]],
 ) -> Triage:
-    """Blend the linear model with the neighbour vote, enforce the hierarchy, attach evidence."""
+    """Blend the linear model with the neighbour vote and the keyword rules' verdict, enforce the
+    hierarchy, attach evidence."""
     linear = classifier.linear_proba(analysed.vector, analysed.features)
     dist = {dim: blend(linear[dim], knn_vote(index, hits, dim)) for dim in linear}
+    for dim, rule_id in rules.classify(analysed.full, analysed.env).items():
+        if dim in dist and rule_id != taxonomy.UNKNOWN:  # the error signatures get a say too
+            dist[dim] = blend(dist[dim], {rule_id: 1.0}, RULE_WEIGHT)
     stage = _prediction("stage", dist["stage"], analysed.full)
     preds = {"stage": stage}
     inside = {dim: within_stage(dist[dim], dim, stage.id) for dim in ("symptom", "root_cause")}
