@@ -100,9 +100,17 @@ def test_unresolved_issue_listed_after_resolved_even_when_closer() -> None:
     index = hashing_index()
     rows = [index.row_of((repo, n)) for repo, n in
             [("hpcaitech/ColossalAI", 205), (DS_REPO, 110), (DS_REPO, 104), (DS_REPO, 101)]]
-    shown = similar_issues(index, list(zip(rows, [0.99, 0.5, 0.45, 0.4])), DS_REPO)
+    shown = similar_issues(index, list(zip(rows, [0.8, 0.5, 0.45, 0.4])), DS_REPO)
     assert [s.number for s in shown] == [110, 101, 205, 104]
     assert [s.resolved for s in shown] == [True, True, False, False]
+
+
+def test_near_duplicate_stays_first_and_dissimilar_neighbours_are_dropped() -> None:
+    index = hashing_index()
+    rows = [index.row_of((repo, n)) for repo, n in
+            [("hpcaitech/ColossalAI", 205), (DS_REPO, 110), (DS_REPO, 104), (DS_REPO, 101)]]
+    shown = similar_issues(index, list(zip(rows, [0.99, 0.5, 0.45, 0.1])), DS_REPO)
+    assert [s.number for s in shown] == [205, 110, 104]  # 101 at 0.1 is noise, not a match
 
 
 def test_duplicate_neighbour_points_to_its_original() -> None:

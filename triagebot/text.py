@@ -33,7 +33,9 @@ _TEMPLATE_LINES = re.compile(
     r"a clear and concise description[^\n]*|if applicable, add[^\n]*|"
     r"please (run|provide|describe)[^\n]*|is your feature request related[^\n]*|"
     r"describe the solution you'd like|describe alternatives you've considered|"
-    r"what is your question\??|question|motivation|pitch|alternatives|cc @[^\n]*"
+    r"what is your question\??|question|motivation|pitch|alternatives|cc @[^\n]*|"
+    r"are you (launching|using|running) [^\n]{0,200}\?|add any other context[^\n]*|"
+    r"steps to reproduce the behaviou?r[^\n]*|a clear and concise[^\n]*"
     r")(\s*\([^()\n]{0,80}\))?\s*:?\s*(\*\*)?\s*$",  # "System info (please complete ...):"
     re.I | re.M,
 )

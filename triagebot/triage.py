@@ -21,6 +21,8 @@ from triagebot.models import IndexedIssue, Issue, Prediction, Similar, Triage
 log = logging.getLogger(__name__)
 
 SIMILAR_SHOWN = 5
+MIN_SIMILARITY = 0.3  # cosine of all-MiniLM-L6-v2; below this neighbours are rarely related
+NEAR_DUPLICATE = 0.85
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
     "is_bug": {"yes": "Bug", "no": "Not a bug (question or feature request)"},
@@ -139,8 +141,9 @@ def _name(dimension: str, label_id: str) -> str:
 
 
 def similar_issues(index: IssueIndex, hits: list[tuple[int, float]], repo: str) -> list[Similar]:
-    """Neighbours as shown to users: one per issue, a duplicate replaced by its original, those
-    with a known fix first (stable by score otherwise)."""
+    """Neighbours as shown to users: one per issue, a duplicate replaced by its original, nothing
+    too dissimilar to help; those with a known fix first, except that a near-duplicate is always
+    kept in front even without a fix (it is the most useful link a reporter can get)."""
     seen: set[tuple[str, int]] = set()
     shown: list[Similar] = []
     for row, score in hits:
@@ -149,7 +152,8 @@ def similar_issues(index: IssueIndex, hits: list[tuple[int, float]], repo: str) 
             continue
         seen.add(item.key)
         shown.append(_similar(item, score, repo))
-    shown.sort(key=lambda s: (not s.resolved, -s.score))
+    shown = [s for s in shown if s.score >= MIN_SIMILARITY]
+    shown.sort(key=lambda s: (not (s.resolved or s.score >= NEAR_DUPLICATE), -s.score))
     return shown[:SIMILAR_SHOWN]
 
 
