@@ -209,3 +209,47 @@ def test_unset_queue_url_keeps_the_plain_database_queue(tmp_path: Path) -> None:
 def test_malformed_queue_url_is_one_clear_config_error(url: str) -> None:
     with pytest.raises(ConfigError, match="TRIAGEBOT_QUEUE_URL"):
         Transport(url, lease_s=300)
+
+
+def test_triagebot_worker_with_queue_url_runs_the_rq_path(env, monkeypatch) -> None:
+    """``triagebot worker``'s wiring (server.work) picks the RQ worker when the URL is set."""
+    import logging
+
+    from triagebot import rq_queue
+
+    settings, gh = env
+    assert deliver(settings) == 202
+    real_work = rq_queue.work
+    monkeypatch.setattr(rq_queue, "work", lambda s, w: real_work(s, w, burst=True))
+    root = logging.getLogger("triagebot")
+    saved = (root.handlers[:], root.propagate, root.level)
+    try:
+        server.work(settings, engine=FakeEngine(), port_for=lambda _i: gh)
+    finally:  # setup() configured production logging; give pytest its logger back
+        root.handlers[:], root.propagate = saved[0], saved[1]
+        root.setLevel(saved[2])
+    assert len(gh.bot_comments("org/repo", 7)) == 1
+
+
+def test_plain_rq_worker_builds_its_worker_from_the_environment(env, monkeypatch) -> None:
+    """``rq worker -w rq.worker.SimpleWorker``: run_job has no bound worker and reads the env."""
+    from triagebot import rq_queue
+
+    settings, gh = env
+    assert deliver(settings) == 202
+    monkeypatch.setenv("TRIAGEBOT_DB", settings.db)
+    monkeypatch.setattr(server, "build_deps", lambda s, store: Deps(
+        store=store, port_for=lambda _i: gh, engine=FakeEngine(), bot_login=BOT))
+    monkeypatch.setattr(rq_queue, "_bound", {})
+    [job] = Queue(Store(settings.db).db).jobs()
+    assert rq_queue.run_job(job.id) == "ran"
+    assert rq_queue.run_job(job.id).startswith("not claimable")
+    assert len(gh.bot_comments("org/repo", 7)) == 1
+
+
+def test_missing_rq_is_one_clear_config_error(monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "rq", None)
+    with pytest.raises(ConfigError, match=r"pip install 'triagebot\[redis\]'"):
+        Transport("redis://127.0.0.1:1/0", lease_s=300).push(1, 0)

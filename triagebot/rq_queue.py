@@ -39,6 +39,7 @@ RQ_QUEUE = "triagebot"
 RUN_JOB = "triagebot.rq_queue.run_job"
 SWEEP_S = 5.0
 FAILURE_TTL_S = 300  # an RQ job that crashed (database down) blocks its re-push this long
+CONNECT_TIMEOUT_S = 2.0  # a blackholed Redis must not hold a webhook past GitHub's 10 s
 SCHEMES = ("redis://", "rediss://", "unix://")
 
 
@@ -60,12 +61,13 @@ class Transport:
 
     def push(self, job_id: int, attempts: int) -> bool:
         """Enqueue ``run_job(job_id)`` unless this attempt is already in Redis; True if pushed."""
+        queue = self.rq  # first: a missing rq package is a ConfigError, not an ImportError
         from rq.job import Job as RQJob
 
         rq_id = f"tb-{job_id}-{attempts}"
-        if RQJob.exists(rq_id, connection=self.rq.connection):
+        if RQJob.exists(rq_id, connection=queue.connection):
             return False
-        self.rq.enqueue(RUN_JOB, job_id, job_id=rq_id, result_ttl=0, failure_ttl=FAILURE_TTL_S,
+        queue.enqueue(RUN_JOB, job_id, job_id=rq_id, result_ttl=0, failure_ttl=FAILURE_TTL_S,
                         job_timeout=self.job_timeout, description=f"triagebot job {job_id}")
         return True
 
@@ -80,7 +82,7 @@ def _rq_queue(url: str, name: str) -> Any:
     except ImportError:
         raise ConfigError("TRIAGEBOT_QUEUE_URL is set but rq/redis are not installed: "
                           "pip install 'triagebot[redis]'") from None
-    return RQQueue(name, connection=Redis.from_url(url))
+    return RQQueue(name, connection=Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_S))
 
 
 class RedisQueue(Queue):

@@ -134,6 +134,7 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
     if settings.queue_url:
         from triagebot import rq_queue
 
+        rq_queue.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
         deps = build_deps(settings, Store(settings.db), **overrides)
         rq_queue.work(settings, make_worker(settings, deps))
         return
