@@ -4,11 +4,13 @@ SimpleWorker (burst mode, in this process) running them through the real handler
 GitHub port. Skipped, with the reason, when redis-server or rq is not installed."""
 from __future__ import annotations
 
+import os
 import shutil
 import signal
 import socket
 import subprocess
 import time
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -253,3 +255,35 @@ def test_missing_rq_is_one_clear_config_error(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "rq", None)
     with pytest.raises(ConfigError, match=r"pip install 'triagebot\[redis\]'"):
         Transport("redis://127.0.0.1:1/0", lease_s=300).push(1, 0)
+
+
+PG_URL = os.environ.get("TRIAGEBOT_TEST_POSTGRES_URL", "")
+
+
+@pytest.mark.skipif(not PG_URL, reason="TRIAGEBOT_TEST_POSTGRES_URL not set")
+# db.py keeps one psycopg connection per thread; those of the test server's finished request
+# threads are only collected, never closed (bounded in gunicorn, whose threads live on)
+@pytest.mark.filterwarnings("ignore:.*psycopg.Connection.*deleted while still open:ResourceWarning")
+def test_redis_transport_with_state_in_postgres(env) -> None:
+    """The scaled-out shape: deliveries and jobs in PostgreSQL, Redis waking the RQ worker."""
+    psycopg = pytest.importorskip("psycopg")
+    settings, gh = env
+    schema = f"r_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in PG_URL else "?"
+    settings = settings.model_copy(update={"db": f"{PG_URL}{sep}options=-csearch_path%3D{schema}"})
+    try:
+        clock = Clock()
+        worker = make_worker(settings, gh, clock)
+        gh.fail["get_issue"] = [RateLimited("secondary limit", retry_after=60)]
+        assert deliver(settings, "pg-1") == 202 and deliver(settings, "pg-1") == 200
+        work(settings, worker, burst=True)
+        clock.now += 61
+        work(settings, worker, burst=True)
+        [job] = worker.queue.jobs()
+        assert (job.status, job.attempts) == ("done", 2)
+        assert len(gh.bot_comments("org/repo", 7)) == 1
+    finally:
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA {schema} CASCADE")

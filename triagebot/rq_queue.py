@@ -71,6 +71,11 @@ class Transport:
                         job_timeout=self.job_timeout, description=f"triagebot job {job_id}")
         return True
 
+    def close(self) -> None:
+        """Drop this transport's Redis sockets (the RQ worker's pub/sub one included)."""
+        if self._rq is not None:
+            self._rq.connection.connection_pool.disconnect()
+
     def push_all(self, ready: list[tuple[int, int]]) -> int:
         return sum(self.push(job_id, attempts) for job_id, attempts in ready)
 
@@ -175,3 +180,4 @@ def work(settings: Settings, worker: Worker, *, burst: bool = False,
         SimpleWorker([transport.rq], connection=transport.rq.connection).work(burst=burst)
     finally:
         stop.set()
+        transport.close()
