@@ -207,10 +207,11 @@ def test_unset_queue_url_keeps_the_plain_database_queue(tmp_path: Path) -> None:
     assert isinstance(web_queue(redis_settings, Store(settings.db).db), RedisQueue)
 
 
-@pytest.mark.parametrize("url", ["http://localhost:6379", "localhost:6379", "amqp://x"])
+@pytest.mark.parametrize("url", ["http://:hunter2@localhost:6379", "localhost:6379", "amqp://x"])
 def test_malformed_queue_url_is_one_clear_config_error(url: str) -> None:
-    with pytest.raises(ConfigError, match="TRIAGEBOT_QUEUE_URL"):
+    with pytest.raises(ConfigError, match="TRIAGEBOT_QUEUE_URL") as err:
         Transport(url, lease_s=300)
+    assert "hunter2" not in str(err.value) and "\n" not in str(err.value)
 
 
 def test_triagebot_worker_with_queue_url_runs_the_rq_path(env, monkeypatch) -> None:

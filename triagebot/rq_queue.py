@@ -48,7 +48,8 @@ class Transport:
 
     def __init__(self, url: str, *, lease_s: float, name: str = RQ_QUEUE) -> None:
         if not url.startswith(SCHEMES):
-            raise ConfigError(f"TRIAGEBOT_QUEUE_URL: expected redis://HOST:PORT/DB, got {url!r}")
+            scheme = url.split("://")[0] if "://" in url else "no scheme"  # never echo a password
+            raise ConfigError(f"TRIAGEBOT_QUEUE_URL: expected redis://HOST:PORT/DB, got {scheme}")
         self.url, self.name = url, name
         self.job_timeout = max(1, int(lease_s * 0.9))  # RQ stops a job before its lease lapses
         self._rq: Any = None
