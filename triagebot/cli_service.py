@@ -11,8 +11,9 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--workers", type=int, default=None, help="worker threads (default TRIAGEBOT_WORKERS)")
     serve.set_defaults(func=cmd_serve)
-    worker = sub.add_parser("worker", help="run queue workers only (the web tier runs under gunicorn)")
-    worker.add_argument("--workers", type=int, default=None)
+    worker = sub.add_parser("worker", help="run queue workers only (the web tier runs under gunicorn); "
+                            "with TRIAGEBOT_QUEUE_URL, one RQ worker per process")
+    worker.add_argument("--workers", type=int, default=None, help="worker threads (ignored with Redis)")
     worker.set_defaults(func=cmd_worker)
     reconcile = sub.add_parser("reconcile", help="redeliver webhook deliveries that failed (last 3 days)")
     reconcile.add_argument("--dry-run", action="store_true", help="list them, redeliver nothing")

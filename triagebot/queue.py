@@ -38,6 +38,8 @@ class Job(JobSpec):
     delivery_id: str | None = None
 
 
+READY = ("((status = 'queued' AND run_after <= ?) "
+         "OR (status = 'running' AND lease_until <= ?))")
 COLUMNS = ("id, kind, payload, dedupe_key, installation_id, repo, number, status, attempts, "
            "last_error, delivery_id")
 
@@ -84,14 +86,14 @@ class Queue:
                     self.enqueue(spec, delivery_id)
         return True
 
-    def claim(self) -> Job | None:
-        """Take the oldest ready job (queued and due, or running with an expired lease)."""
+    def claim(self, job_id: int | None = None) -> Job | None:
+        """Take the oldest ready job (queued and due, or running with an expired lease); with
+        ``job_id``, that job only if it is ready (a Redis-woken worker claims what it was sent)."""
         with self.db.transaction():
             now = self.clock()
-            rows = self.db.query(
-                f"SELECT {COLUMNS} FROM jobs WHERE (status = 'queued' AND run_after <= ?) "
-                "OR (status = 'running' AND lease_until <= ?) ORDER BY run_after, id LIMIT 1",
-                (now, now))
+            only, args = (" AND id = ?", (job_id,)) if job_id is not None else ("", ())
+            rows = self.db.query(f"SELECT {COLUMNS} FROM jobs WHERE {READY}{only} "
+                                 "ORDER BY run_after, id LIMIT 1", (now, now, *args))
             if not rows:
                 return None
             job = _job(rows[0])
@@ -99,6 +101,15 @@ class Queue:
                             "lease_until = ?, updated_at = ? WHERE id = ?",
                             (now + self.lease_s, now, job.id))
         return job.model_copy(update={"status": "running", "attempts": job.attempts + 1})
+
+    def ready(self, delivery_id: str | None = None, limit: int = 500) -> list[tuple[int, int]]:
+        """(id, attempts) of the jobs a worker could claim now, oldest first: what the Redis
+        transport pushes after a delivery (``delivery_id``) and on every sweep."""
+        now = self.clock()
+        only, args = (" AND delivery_id = ?", (delivery_id,)) if delivery_id else ("", ())
+        rows = self.db.query(f"SELECT id, attempts FROM jobs WHERE {READY}{only} "
+                             f"ORDER BY run_after, id LIMIT {int(limit)}", (now, now, *args))
+        return [(int(r[0]), int(r[1])) for r in rows]
 
     def complete(self, job: Job, note: str | None = None) -> None:
         self._set(job.id, "done", note)

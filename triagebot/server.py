@@ -114,8 +114,10 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
 def create_wsgi(settings: Settings) -> Flask:
     """The web tier does not load the engine; healthz reports whether the index is on disk."""
     from triagebot.app import create_app
+    from triagebot.rq_queue import web_queue
 
-    return create_app(settings, store=Store(settings.db),
+    store = Store(settings.db)
+    return create_app(settings, store=store, queue=web_queue(settings, store.db),
                       index_loaded=lambda: Path(settings.index).is_dir())
 
 
@@ -127,8 +129,15 @@ def wsgi() -> Flask:
 
 def work(settings: Settings, count: int | None = None, **overrides: Any) -> None:
     """``triagebot worker``: worker threads only (the web tier runs under gunicorn); blocks until
-    interrupted."""
+    interrupted. With TRIAGEBOT_QUEUE_URL: one RQ worker woken through Redis (see rq_queue)."""
     setup()
+    if settings.queue_url:
+        from triagebot import rq_queue
+
+        rq_queue.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
+        deps = build_deps(settings, Store(settings.db), **overrides)
+        rq_queue.work(settings, make_worker(settings, deps))
+        return
     stop = threading.Event()
     threads = run_workers(settings, settings.workers if count is None else max(1, count), stop,
                           **overrides)

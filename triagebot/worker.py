@@ -20,9 +20,10 @@ class Worker:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.queue, self.runner, self.poll_s, self.sleep = queue, runner, poll_s, sleep
 
-    def run_once(self) -> Job | None:
-        """Claim and run at most one job; returns it (None when nothing was ready)."""
-        job = self.queue.claim()
+    def run_once(self, job_id: int | None = None) -> Job | None:
+        """Claim and run at most one job (``job_id``: that one); returns it (None when nothing
+        was ready)."""
+        job = self.queue.claim(job_id)
         if job is None:
             return None
         started = time.monotonic()
