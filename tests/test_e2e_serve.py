@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-
 from tests.github_fake import FakeGitHub
+from tests.test_github_support import rsa_pair  # noqa: F401 - the session's App key pair (fixture)
 from triagebot.comment import MARKER
 
 pytestmark = pytest.mark.integration
@@ -37,18 +35,8 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def keys() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    return private, public
-
-
-@pytest.fixture(scope="module")
-def github(keys: tuple[str, str]) -> Iterator[FakeGitHub]:
-    fake = FakeGitHub(app_public_key=keys[1])
+def github(rsa_pair: tuple[str, str]) -> Iterator[FakeGitHub]:
+    fake = FakeGitHub(app_public_key=rsa_pair[1])
     fake.start()
     fake.add_label(REPO, "triage: needs-review", "bug")
     fake.add_issue(REPO, 1, title="NCCL watchdog timeout in allreduce with ZeRO-3 on 2 nodes", body=BODY)
@@ -57,10 +45,10 @@ def github(keys: tuple[str, str]) -> Iterator[FakeGitHub]:
 
 
 @pytest.fixture(scope="module")
-def server(github: FakeGitHub, keys: tuple[str, str], tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def server(github: FakeGitHub, rsa_pair: tuple[str, str], tmp_path_factory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     port = _free_port()
     env = {**os.environ, "TRIAGEBOT_WEBHOOK_SECRET": SECRET, "TRIAGEBOT_APP_ID": "4242",
-           "TRIAGEBOT_PRIVATE_KEY": keys[0], "TRIAGEBOT_GITHUB_API_URL": github.base_url,
+           "TRIAGEBOT_PRIVATE_KEY": rsa_pair[0], "TRIAGEBOT_GITHUB_API_URL": github.base_url,
            "TRIAGEBOT_DB": str(tmp_path_factory.mktemp("db") / "t.sqlite3"),
            "TRIAGEBOT_INDEX": str(ROOT / "index"), "TRIAGEBOT_WORKERS": "1", "HF_HUB_OFFLINE": "1"}
     for var in ("TRIAGEBOT_LLM_BASE_URL", "TRIAGEBOT_LLM_MODEL", "TRIAGEBOT_ADMIN_TOKEN"):

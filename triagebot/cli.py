@@ -67,6 +67,7 @@ def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
     info = index.add_parser("info", help="describe an index")
     info.add_argument("--index", type=Path, default=None)
     info.set_defaults(func=cmd_index_info)
+    cli_maint.register_index_actions(index)
 
 
 def cmd_index_build(args: argparse.Namespace) -> int:

@@ -11,16 +11,19 @@ from typing import Any
 REPO_HELP = "OWNER/NAME of the repository"
 
 
-def register(sub: Any) -> None:
-    """Add the commands; ``index sync`` joins the existing ``index`` command's actions."""
-    index_actions = _subactions(sub.choices["index"]) if "index" in sub.choices else None
-    sync = (index_actions or sub).add_parser("sync", help="index a repository's closed issues")
+def register_index_actions(index_actions: Any) -> None:
+    """``index sync``: an action of the ``index`` command."""
+    sync = index_actions.add_parser("sync", help="index a repository's closed issues")
     sync.add_argument("--repo", required=True, help=REPO_HELP)
     sync.add_argument("--since", default=None, help="only issues updated since DATE (YYYY-MM-DD)")
     sync.add_argument("--index", type=Path, default=None, help="index directory to update")
     sync.add_argument("--state-file", type=Path, default=None, help="resume state (default: in the index)")
     sync.add_argument("--db", default=None, help="store predicted issues here for /review")
     sync.set_defaults(func=cmd_sync)
+
+
+def register(sub: Any) -> None:
+    """``report`` and ``retrain``."""
     report = sub.add_parser("report", help="review statistics (terminal, HTML, PNG)")
     report.add_argument("--db", default=None, help="database (default: TRIAGEBOT_DB)")
     report.add_argument("--dimension", default="stage", help="dimension of the confusion matrix")
@@ -30,13 +33,6 @@ def register(sub: Any) -> None:
     retrain = sub.add_parser("retrain", help="refit the classifier on the index as it is now")
     retrain.add_argument("--index", type=Path, default=None)
     retrain.set_defaults(func=cmd_retrain)
-
-
-def _subactions(parser: argparse.ArgumentParser) -> Any:
-    for action in parser._actions:  # argparse offers no public accessor for a parser's subparsers
-        if isinstance(action, argparse._SubParsersAction):
-            return action
-    return None
 
 
 def _index_dir(given: Path | None) -> Path:
