@@ -69,6 +69,14 @@ class VectorSearch:
     def search(self, query: np.ndarray, fetch: int, vectors: np.ndarray) -> list[tuple[int, float]]:
         """(row, cosine) best first; IVF-PQ candidates are re-scored against ``vectors``."""
         q = np.ascontiguousarray(query.reshape(1, -1), np.float32)
+        threads = faiss.omp_get_max_threads()
+        faiss.omp_set_num_threads(1)  # one query: waking OpenMP threads costs more than it saves
+        try:
+            return self._search(q, fetch, vectors)
+        finally:
+            faiss.omp_set_num_threads(threads)
+
+    def _search(self, q: np.ndarray, fetch: int, vectors: np.ndarray) -> list[tuple[int, float]]:
         if self.kind == "flat":
             scores, rows = self.index.search(q, fetch)
             return [(int(r), float(s)) for r, s in zip(rows[0], scores[0]) if r >= 0]

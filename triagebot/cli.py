@@ -212,7 +212,13 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
-_COMMANDS: list[Callable] = [_register_index, _register_triage, _register_eval]  # type: ignore[type-arg]
+def _register_bench(sub) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.bench import register
+
+    register(sub)
+
+
+_COMMANDS: list[Callable] = [_register_index, _register_triage, _register_eval, _register_bench]  # type: ignore[type-arg]
 
 
 if __name__ == "__main__":
