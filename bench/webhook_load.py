@@ -85,8 +85,7 @@ class FixedEngine:
         return self.answer
 
 
-def serve_child(port: int, db: str, engine: str, workers: int) -> None:
-    from triagebot import server
+def _wiring(db: str, engine: str) -> tuple:  # type: ignore[type-arg]
     from triagebot.config import Settings
     from triagebot.dataset import read_labelled
 
@@ -96,7 +95,24 @@ def serve_child(port: int, db: str, engine: str, workers: int) -> None:
     overrides = {"port_for": lambda _i: gh}
     if engine == "fixed":
         overrides["engine"] = FixedEngine()
+    return settings, overrides
+
+
+def serve_child(port: int, db: str, engine: str, workers: int) -> None:
+    """What ``triagebot serve`` runs (werkzeug + embedded worker threads)."""
+    from triagebot import server
+
+    settings, overrides = _wiring(db, engine)
     server.serve(settings, "127.0.0.1", port, workers=workers, **overrides)
+
+
+def work_child(db: str, engine: str, workers: int) -> None:
+    """What ``triagebot worker`` runs, at lower CPU priority than the receiver."""
+    from triagebot import server
+
+    os.nice(10)
+    settings, overrides = _wiring(db, engine)
+    server.work(settings, workers, **overrides)
 
 
 # -- the client side -----------------------------------------------------------------------------
@@ -104,13 +120,12 @@ def serve_child(port: int, db: str, engine: str, workers: int) -> None:
 class Server:
     """The child server process, its address, and probes of its queue and memory."""
 
-    def __init__(self, engine: str, workers: int) -> None:
+    def __init__(self, engine: str, workers: int, separate_workers: int = 0) -> None:
         self.dir = tempfile.mkdtemp(prefix="triagebot-bench-")
         self.port = _free_port()
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "TRIAGEBOT_LOG_LEVEL": "ERROR"}
-        self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve", str(self.port), f"{self.dir}/q.sqlite3", engine,
-             str(workers)], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        db = f"{self.dir}/q.sqlite3"
+        self.proc = _child("--serve", str(self.port), db, engine, str(workers))
+        self.worker = _child("--work", db, engine, str(separate_workers)) if separate_workers else None
         self.started = time.perf_counter()
         while self.health() is None:
             if self.proc.poll() is not None or time.perf_counter() - self.started > 180:
@@ -133,8 +148,16 @@ class Server:
         return rss_mb(self.proc.pid)
 
     def stop(self) -> None:
-        self.proc.terminate()  # our own child, by its pid
-        self.proc.wait(10)
+        for proc in (self.proc, self.worker):
+            if proc is not None:
+                proc.terminate()  # our own children, by pid
+                proc.wait(10)
+
+
+def _child(*args: str) -> subprocess.Popen:  # type: ignore[type-arg]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRIAGEBOT_LOG_LEVEL": "ERROR"}
+    return subprocess.Popen([sys.executable, __file__, *args], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _free_port() -> int:
@@ -213,11 +236,13 @@ def wait_drained(server: Server, timeout: float) -> tuple[float, list[float]]:
     return time.perf_counter() - start, samples
 
 
-def ack_scenario(engine: str, workers: int, rate: float, seconds: float) -> list:
-    server = Server(engine, workers)
+def ack_scenario(engine: str, workers: int, rate: float, seconds: float, separate: int = 0) -> list:
+    server = Server(engine, workers, separate)
     try:
+        time.sleep(20 if separate else 0)  # let the worker process load its engine
         result = load(server.port, deliveries(int(rate * seconds)), rate)
-        return [f"ack, {workers} workers ({engine} engine)", result["n"], result["achieved_rps"],
+        where = f"{separate} in a worker process (nice 10)" if separate else f"{workers} in-process"
+        return [f"ack, workers: {where}, {engine} engine", result["n"], result["achieved_rps"],
                 round(result["p50"], 1), round(result["p99"], 1), round(result["max"], 1),
                 f"{result['ok']}/{result['n']} 2xx", server.rss()]
     finally:
@@ -225,11 +250,13 @@ def ack_scenario(engine: str, workers: int, rate: float, seconds: float) -> list
 
 
 def drain_scenario(engine: str, jobs: int, workers: int = 2) -> list:
-    server = Server(engine, 0 if engine == "queued" else workers)
+    server = Server(engine, workers)
     try:
         idle = server.rss()
+        start = time.perf_counter()
         load(server.port, deliveries(jobs), 200.0)
-        took, samples = wait_drained(server, 900)
+        _, samples = wait_drained(server, 900)
+        took = time.perf_counter() - start  # first delivery posted -> queue empty
         left = server.depth()
         return [f"drain {jobs} jobs, {workers} workers ({engine} engine)", jobs,
                 round(jobs / took, 1) if not left else "-", "-", "-", round(took, 1),
@@ -242,6 +269,7 @@ def drain_scenario(engine: str, jobs: int, workers: int = 2) -> list:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--serve", nargs=4, metavar=("PORT", "DB", "ENGINE", "WORKERS"))
+    parser.add_argument("--work", nargs=3, metavar=("DB", "ENGINE", "WORKERS"))
     parser.add_argument("--rate", type=float, default=200.0)
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--jobs", type=int, default=1000)
@@ -250,10 +278,14 @@ def main() -> None:
     if args.serve:
         serve_child(int(args.serve[0]), args.serve[1], args.serve[2], int(args.serve[3]))
         return
+    if args.work:
+        work_child(args.work[0], args.work[1], int(args.work[2]))
+        return
     print(machine())
     rows = []
-    for workers, engine in ((0, "fixed"), (2, "real")):
-        runs = [ack_scenario(engine, workers, args.rate, args.seconds) for _ in range(args.runs)]
+    for workers, engine, separate in ((0, "fixed", 0), (2, "real", 0), (0, "real", 2)):
+        runs = [ack_scenario(engine, workers, args.rate, args.seconds, separate)
+                for _ in range(args.runs)]
         rows.append(runs[0][:3] + [median([r[i] for r in runs]) for i in (3, 4, 5)]
                     + [runs[-1][6], median([r[7] for r in runs])])
         print(f"  {rows[-1][0]}: done", file=sys.stderr)

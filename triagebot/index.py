@@ -44,13 +44,22 @@ class IssueIndex:
         self.dim = dim
         self.n_features = n_features
         self.items: list[IndexedIssue] = []
-        self.vectors = np.zeros((0, dim), dtype=np.float32)
-        self.features = np.zeros((0, n_features), dtype=np.float32)
+        self._vectors = np.zeros((0, dim), dtype=np.float32)  # capacity >= rows: amortised adds
+        self._features = np.zeros((0, n_features), dtype=np.float32)
         self._rows: dict[tuple[str, int], int] = {}
         self._faiss = VectorSearch(dim)
 
     def __len__(self) -> int:
         return len(self.items)
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """One L2-normalised row per issue (a view; rows line up with ``items``)."""
+        return self._vectors[: len(self.items)]
+
+    @property
+    def features(self) -> np.ndarray:
+        return self._features[: len(self.items)]
 
     def add(self, items: list[IndexedIssue], vectors: np.ndarray, features: np.ndarray) -> int:
         """Add or replace issues; returns how many were new."""
@@ -67,10 +76,12 @@ class IssueIndex:
             else:
                 self._replace(row, item, vec, feat)
         if new_items:
-            start = len(self.items)
+            start, end = len(self.items), len(self.items) + len(new_items)
+            self._vectors = _grown(self._vectors, start, end)
+            self._features = _grown(self._features, start, end)
+            self._vectors[start:end] = np.stack([v for v, _ in new_rows])
+            self._features[start:end] = np.stack([f for _, f in new_rows])
             self.items.extend(new_items)
-            self.vectors = np.vstack([self.vectors, np.stack([v for v, _ in new_rows])])
-            self.features = np.vstack([self.features, np.stack([f for _, f in new_rows])])
             ids = np.arange(start, start + len(new_items), dtype=np.int64)
             self._faiss.add(self.vectors[start:], ids, self.vectors)
         return new
@@ -149,8 +160,8 @@ class IssueIndex:
             self.add(items, vectors, features)
             return
         self.items = items
-        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        self.features = np.asarray(features, dtype=np.float32)
+        self._vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        self._features = np.ascontiguousarray(features, dtype=np.float32)
         self._rows = {item.key: row for row, item in enumerate(items)}
         self._faiss = saved
 
@@ -161,6 +172,16 @@ class IssueIndex:
             return os.stat(Path(directory) / "manifest.json").st_mtime
         except OSError:
             return 0.0
+
+
+def _grown(array: np.ndarray, used: int, needed: int) -> np.ndarray:
+    """``array`` with room for ``needed`` rows: capacity doubles, so adding one issue to a large
+    index copies nothing most of the time (a plain vstack copied every vector on every add)."""
+    if needed <= len(array):
+        return array
+    bigger = np.empty((max(needed, 2 * len(array), 64), array.shape[1]), dtype=array.dtype)
+    bigger[:used] = array[:used]
+    return bigger
 
 
 def _read_search(path: Path, dim: int, count: int) -> VectorSearch | None:
