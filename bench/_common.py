@@ -48,8 +48,9 @@ def _fmt(value: Any) -> str:
 
 def run_json(args: Sequence[str], env: dict[str, str] | None = None, timeout: float = 900) -> Any:
     """Run a child Python (fresh process: fair load times) and parse its last stdout line."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     out = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout,
-                         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, cwd=ROOT)
+                         env=env, cwd=env["PYTHONPATH"])  # cwd first on sys.path for -c
     if out.returncode != 0:
         raise RuntimeError(f"{args} failed: {out.stderr.strip()[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -73,7 +73,7 @@ def main() -> None:
         ref = vectors if backend == "torch" else ref
         cos = (vectors * ref).sum(axis=1) if ref is not None else np.array([np.nan])
         rows.append([backend, median(r["full"]), median(r["dev"]), median(r["query_ms"]),
-                     round(r["load_s"], 2), round(float(cos.min()), 4), round(float(cos.mean()), 4)])
+                     round(r["load_s"], 2), f"{cos.min():.4f}", f"{cos.mean():.4f}"])
         print(f"  {backend}: done", file=sys.stderr)
     print(table(["backend", "issues/s @256 tokens", "issues/s dev set", "1 query ms",
                  "load s", "cos min vs torch", "cos mean"], rows))
