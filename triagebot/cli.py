@@ -73,10 +73,10 @@ def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
 def cmd_index_build(args: argparse.Namespace) -> int:
     from triagebot.build import build_index
     from triagebot.dataset import read_labelled
-    from triagebot.embed import MiniLMEmbedder
+    from triagebot.embed import default_embedder
 
     records = read_labelled(args.data)
-    index, rate = build_index(records, MiniLMEmbedder())
+    index, rate = build_index(records, default_embedder())
     index.save(args.out)
     print(f"indexed {len(index)} issues into {args.out} ({rate:.1f} issues/s)")
     return 0
@@ -181,9 +181,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise UserError(f"--cv needs 2..{len(records)} folds")
         if args.llm:
             raise UserError("--cv with --llm is not supported; build an index and use --index")
-        from triagebot.embed import MiniLMEmbedder
+        from triagebot.embed import default_embedder
 
-        result = evaluate.cross_validate(records, MiniLMEmbedder(), args.cv, progress=log)
+        result = evaluate.cross_validate(records, default_embedder(), args.cv, progress=log)
     else:
         engine = load_engine(args.index, use_llm=args.llm)
         overlap = sum(engine.index.row_of(r.key) is not None for r in records)
@@ -213,8 +213,15 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
+def _register_bench(sub) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.bench import register
+
+    register(sub)
+
+
 _COMMANDS: list[Callable] = [  # type: ignore[type-arg]
     _register_index, _register_triage, _register_eval, cli_service.register, cli_maint.register,
+    _register_bench,
 ]
 
 
