@@ -194,7 +194,7 @@ def test_eval_text_report_notes_overlap(capsys, index_dir: Path) -> None:  # typ
 
 
 def test_eval_cross_validation(capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(embed, "MiniLMEmbedder", embed.HashingEmbedder)  # no model in fast tests
+    monkeypatch.setattr(embed, "default_embedder", lambda *a, **k: embed.HashingEmbedder())  # no model in fast tests
     code, out, err = run_main(capsys, "eval", "--cv", "2", "--data", str(DATA), "--json")
     assert code == 0 and err == ""
     data = json.loads(out)
@@ -224,7 +224,7 @@ def test_index_build_bad_data_fails_before_loading_a_model(capsys, files, tmp_pa
 
 
 def test_index_build_and_info(capsys, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(embed, "MiniLMEmbedder", embed.HashingEmbedder)
+    monkeypatch.setattr(embed, "default_embedder", lambda *a, **k: embed.HashingEmbedder())
     code, out, _ = run_main(capsys, "index", "build", "--data", str(DATA), "--out", str(tmp_path / "i"))
     assert code == 0 and out.startswith(f"indexed {len(records())} issues")
     code, out, _ = run_main(capsys, "index", "info", "--index", str(tmp_path / "i"))

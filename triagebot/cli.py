@@ -40,6 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("triagebot: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `triagebot triage … | head`: the reader left; say nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as exc:  # noqa: BLE001 - the one place a user-facing error becomes a line
         from triagebot.errors_cli import describe
 

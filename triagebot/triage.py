@@ -15,7 +15,7 @@ from triagebot.classify import (
     BINARY, FIX_VIA_CAUSE, KNN_K, RULE_WEIGHT, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
 )
 from triagebot.embed import Embedder, load_embedder
-from triagebot.index import IndexError_, IssueIndex
+from triagebot.index import IssueIndex
 from triagebot.models import IndexedIssue, Issue, Prediction, Similar, Triage
 
 log = logging.getLogger(__name__)
@@ -53,11 +53,7 @@ class Engine:
         cls, index_dir: str | Path, refiner: Refiner | None = None,
         embedder: Embedder | None = None,
     ) -> "Engine":
-        index = IssueIndex.load(index_dir)
-        if index.n_features != len(rules.FEATURE_NAMES):  # built before the rules changed
-            raise IndexError_(
-                f"index at {index_dir} has {index.n_features} rule features, this triagebot uses "
-                f"{len(rules.FEATURE_NAMES)}; rebuild it with `triagebot index build`")
+        index = IssueIndex.load(index_dir)  # refuses an index built with other rule features
         return cls(index, embedder or load_embedder(index.embedder_name), refiner=refiner)
 
     def repos(self) -> set[str]:
