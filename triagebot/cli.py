@@ -196,7 +196,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         result = evaluate.evaluate_on_index(engine, records)
         stats = getattr(engine.refiner, "stats", None)
         if callable(stats):
-            result["llm"] = stats()
+            result["llm"] = stats().model_dump()
     result["seconds"] = round(time.perf_counter() - start, 1)
     print(json.dumps(result) if args.json else format_report(result))
     return 0
@@ -210,6 +210,12 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
         lines.append(f"{dim:<22}{m['n']:>5}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
                      f"{m['kappa']:>8.3f}{m['coverage']:>8.3f}{m['covered_accuracy']:>9.3f}")
     lines.append(f"retrieval hit@5 = {result['retrieval']['hit_at_5']:.3f}")
+    if "llm" in result:
+        llm = result["llm"]
+        lines.append(f"llm: {llm['calls']} calls, {llm['cache_hits']} cache hits, "
+                     f"{llm['tokens_in']} tokens in / {llm['tokens_out']} out, "
+                     f"p50 {llm['latency_p50_ms']:.0f} ms, p99 {llm['latency_p99_ms']:.0f} ms, "
+                     f"{llm['refined']} refined, fallbacks {llm['fallbacks'] or 'none'}")
     for dim, base in result.get("baselines", {}).items():
         lines.append(f"baseline {dim:<12} majority {base['majority']:.3f}  "
                      f"keyword rules {base['keyword_rules']:.3f}")
