@@ -186,3 +186,15 @@ def test_render_text_sections():
     for title in ("Similar issues:", "Missing information:", "Evidence:", "Notes:"):
         assert f"\n{title}\n  - " in text
     assert "  - symptom: torch.OutOfMemoryError" in text and text.endswith("source: offline\n")
+
+
+def test_evidence_cites_agreeing_neighbours_and_quotes_each_line_once() -> None:
+    line = "torch.OutOfMemoryError: CUDA out of memory"
+    triage = make_triage(
+        stage=prediction("S4", 0.9, evidence=[line]),
+        symptom=prediction("4.2", 0.8, evidence=[line]),
+        similar=[similar(1), similar(2), similar(3)],
+    )
+    body = render(triage)
+    assert body.count(line) == 1
+    assert "3 of 3 similar issues agree" in body

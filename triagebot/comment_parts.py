@@ -166,13 +166,26 @@ def missing_lines(triage: Triage) -> list[str]:
 
 
 def evidence_lines(triage: Triage) -> list[str]:
-    """Per confident label, the snippets of the report that point to it, as inline code."""
-    lines = []
+    """Per confident label, the snippets of the report that point to it (inline code) and how many
+    of the similar issues shown carry the same label, so maintainers can see why."""
+    lines, seen = [], set()
     for dimension, title in _DIM_LABELS.items():
-        snippets = triage.prediction(dimension).evidence[:MAX_EVIDENCE]
-        if choice(triage, dimension) and snippets:
-            lines.append(f"- {title}: " + ", ".join(sanitize.safe_code(s, 100) for s in snippets))
+        snippets = [e for e in triage.prediction(dimension).evidence[:MAX_EVIDENCE] if e not in seen]
+        seen.update(snippets)  # a line quoted once is not repeated under the next label
+        agree = _neighbour_agreement(triage, dimension)
+        if choice(triage, dimension) and (snippets or agree):
+            quoted = ", ".join(sanitize.safe_code(s, 100) for s in snippets)
+            lines.append(f"- {title}: " + "; ".join(p for p in (quoted, agree) if p))
     return lines
+
+
+def _neighbour_agreement(triage: Triage, dimension: str) -> str:
+    """"3 of 5 similar issues agree" when at least two neighbours share the predicted id."""
+    if dimension not in ("stage", "symptom", "root_cause", "fix_pattern") or not triage.similar:
+        return ""
+    label_id = triage.prediction(dimension).id
+    same = sum(getattr(s.labels, dimension) == label_id for s in triage.similar)
+    return f"{same} of {len(triage.similar)} similar issues agree" if same >= 2 else ""
 
 
 def details_block(triage: Triage, related: list[Similar], allowed: frozenset[str]) -> str:
