@@ -195,6 +195,6 @@ def test_evidence_cites_agreeing_neighbours_and_quotes_each_line_once() -> None:
         symptom=prediction("4.2", 0.8, evidence=[line]),
         similar=[similar(1), similar(2), similar(3)],
     )
-    body = render(triage)
+    body = comment.render(triage)
     assert body.count(line) == 1
     assert "3 of 3 similar issues agree" in body
