@@ -16,7 +16,7 @@ from tests.test_github_support import (  # noqa: F401  (fixtures)
 )
 from tests.test_service_support import FakeEngine
 from triagebot import handlers
-from triagebot.github import MAX_IN_FLIGHT, PyGithubPort, installation_port
+from triagebot.github import MAX_IN_FLIGHT, installation_port
 from triagebot.handlers import Deps
 from triagebot.queue import JobSpec, Queue
 from triagebot.ratelimit import QuotaTracker, WritePacer
@@ -109,7 +109,7 @@ def rig(tmp_path: Path, fake: FakeGitHub, clock: FakeClock, rsa_pair: tuple[str,
 
 def test_low_quota_pauses_the_installation_without_spending_attempts(rig: Rig) -> None:
     """RELIABILITY 27: x-ratelimit-remaining under 10% -> later jobs wait for the reset; they
-    are neither failed nor dead-lettered (max_attempts is 2 and they are deferred 3 times)."""
+    are neither failed nor dead-lettered (max_attempts is 2 and they are deferred 4 times)."""
     reset = int(rig.clock.now) + 900
     rig.fake.rate_headers = {"x-ratelimit-remaining": "499", "x-ratelimit-limit": "5000",
                              "x-ratelimit-reset": str(reset)}
@@ -117,12 +117,13 @@ def test_low_quota_pauses_the_installation_without_spending_attempts(rig: Rig) -
     rig.open_issue(2)
     rig.worker.drain()  # issue 1 is triaged and sees the low quota; issue 2 is deferred
     assert len(rig.fake.comments("o/r", 1)) == 1 and rig.fake.comments("o/r", 2) == []
-    for _ in range(3):
+    assert rig.worker.drain() == 0  # not due before the reset
+    for _ in range(3):  # each time it is due the quota is still low: deferred again, no request
+        rig.clock.now = reset
+        reset += 900
+        rig.quota.observe(INSTALLATION, 100, 5000, reset)
         before = len(rig.fake.requests)
-        assert rig.worker.drain() == 0  # not due before the reset
-        rig.clock.now += 100
-        rig.worker.drain()  # still before the reset (+900 s): deferred again, no request
-        assert len(rig.fake.requests) == before
+        assert rig.worker.drain() == 1 and len(rig.fake.requests) == before
     [waiting] = rig.queue.jobs("queued")
     assert waiting.attempts == 0 and "paused" in (waiting.last_error or "")
     rig.fake.rate_headers = {"x-ratelimit-remaining": "4999", "x-ratelimit-limit": "5000",

@@ -169,7 +169,8 @@ def evidence_lines(triage: Triage) -> list[str]:
     """Per confident label, the snippets of the report that point to it, as inline code."""
     lines = []
     for dimension, title in _DIM_LABELS.items():
-        snippets = triage.prediction(dimension).evidence[:MAX_EVIDENCE]
+        quotes = triage.prediction(dimension).evidence
+        snippets = [q for q in quotes if sanitize.inert_quote(q)][:MAX_EVIDENCE]
         if choice(triage, dimension) and snippets:
             lines.append(f"- {title}: " + ", ".join(sanitize.safe_code(s, 100) for s in snippets))
     return lines
