@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("TRIAGEBOT_BENCH_DATA", "/work/shared/data/issues.jsonl"))
+DATA = Path(os.environ.get("TRIAGEBOT_BENCH_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl")))
 sys.path.insert(0, str(ROOT))
 
 

@@ -1,7 +1,7 @@
 """IssueIndex at scale on synthetic vectors: build, search latency and recall, incremental adds and
 replacements, memory per million, save and load time.
 
-    /work/venv/bin/python bench/index_scale.py [--sizes 10000,1000000] [--queries 300]
+    .venv/bin/python bench/index_scale.py [--sizes 10000,1000000] [--queries 300]
 
 Vectors are clustered (5,000 random centres plus noise, normalised), like embeddings of issues
 about a limited set of topics; queries are noisy copies of stored vectors (the near-duplicate case

@@ -1,7 +1,7 @@
 """Embedding throughput per backend: issues/s when every issue fills the 256-token window, issues/s
 on the real dev set, one-query latency, model load time, and cosine to the torch vectors.
 
-    /work/venv/bin/python bench/ingest.py [--runs 3] [--backends torch,onnx,onnx-int8]
+    .venv/bin/python bench/ingest.py [--runs 3] [--backends torch,onnx,onnx-int8]
 
 Each backend runs in a fresh process (fair load times); figures are medians over --runs."""
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Memory soak of ``triagebot serve``: post N issues.opened deliveries at a steady rate while the
 embedded workers drain them; sample the server's resident memory throughout.
 
-    /work/venv/bin/python bench/soak.py [--jobs 10000] [--rate 200] [--engine fixed|real]
+    .venv/bin/python bench/soak.py [--jobs 10000] [--rate 200] [--engine fixed|real]
 
 Bounded: gives up after --timeout seconds. "fixed" isolates the service (receiver, SQLite queue,
 handlers, rendering) from the model; "real" uses the seed index and the configured embedder."""

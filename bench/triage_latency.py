@@ -1,7 +1,7 @@
 """Offline end-to-end triage latency per embedder backend (``triagebot.bench.bench_triage``, what
 ``triagebot bench triage`` runs).
 
-    /work/venv/bin/python bench/triage_latency.py [--runs 3] [--limit 300] [--index DIR]
+    .venv/bin/python bench/triage_latency.py [--runs 3] [--limit 300] [--index DIR]
 
 Each run is a fresh process: load the seed index, warm up, triage --limit dev issues once each.
 Runs of the configurations are interleaved (A B C A B C ...) so that load from other jobs on the

@@ -1,7 +1,7 @@
 """Webhook service under load, on loopback: acknowledgement latency at a fixed request rate, then
 how fast the worker threads drain 1,000 queued issues.opened jobs, and the server's memory.
 
-    /work/venv/bin/python bench/webhook_load.py [--rate 200] [--seconds 15] [--jobs 1000]
+    .venv/bin/python bench/webhook_load.py [--rate 200] [--seconds 15] [--jobs 1000]
 
 The server is ``server.serve`` (what ``triagebot serve`` runs: werkzeug + embedded worker
 threads + SQLite queue) in a child process, with GitHub replaced by an in-memory port that keeps

@@ -15,7 +15,7 @@ from pathlib import Path
 from triagebot import environment, rules, taxonomy
 from triagebot.text import full_text
 
-DEFAULT = Path("/work/shared/data/issues.jsonl")
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl"
 
 
 def main(path: Path) -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from triagebot import missing, taxonomy
 
-PAPER = Path("/work/shared/seeds/000_fcc86202e0fdeea7.txt")
+PAPER = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_fcc86202e0fdeea7.txt"
 NGRAM = 12
 
 

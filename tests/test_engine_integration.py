@@ -2,7 +2,7 @@
 similar issues come from the index, never the report itself.
 
 Uses the shipped index at ``index/`` (or ``$TRIAGEBOT_INDEX``); when that is missing or was built
-by an older triagebot, an index is built once from ``/work/shared/data/issues.jsonl`` (~1 min)."""
+by an older triagebot, an index is built once from ``../shared/data/issues.jsonl`` (~1 min)."""
 from __future__ import annotations
 
 import json
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from test_engine_support import deepspeed_issue
+from triagebot.index import rules_signature
 from triagebot import rules, taxonomy
 from triagebot.build import build_index
 from triagebot.dataset import read_labelled
@@ -22,7 +23,7 @@ from triagebot.triage import Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "index"
-SEED_DATA = Path("/work/shared/data/issues.jsonl")
+SEED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl"
 DS = "microsoft/DeepSpeed"
 
 NCCL_TIMEOUT = Issue(repo=DS, title="NCCL timeout when training on 2 nodes with the deepspeed launcher", body="""
@@ -167,8 +168,6 @@ def test_shipped_seed_index_matches_this_code() -> None:
     if not (SEED / "manifest.json").exists():
         pytest.skip("no seed index shipped")
     manifest = json.loads((SEED / "manifest.json").read_text())
-    assert manifest["embedder"] == MODEL_NAME
-    assert manifest["n_features"] == len(rules.FEATURE_NAMES), (
-        "index/ is stale: run `triagebot index build --data /work/shared/data/issues.jsonl --out index`")
-    if SEED_DATA.exists():
-        assert manifest["count"] == len(read_labelled(SEED_DATA))
+    assert manifest["embedder"].startswith(MODEL_NAME)
+    assert manifest["features_id"] == rules_signature(), (
+        "index/ is stale: run `triagebot index build --data ../shared/data/issues.jsonl --out index`")

@@ -229,7 +229,7 @@ def test_flat_stage_distribution_abstains() -> None:
 
 def test_scaled_prediction_abstains_under_an_unsure_stage() -> None:
     assert not _prediction("symptom", {"4.2": 0.9, "4.3": 0.1}, "").abstained
-    assert _prediction("symptom", {"4.2": 0.9, "4.3": 0.1}, "", scale=0.3).abstained
+    assert _prediction("symptom", {"4.2": 0.9, "4.3": 0.1}, "", scale=0.2).abstained
 
 
 def test_blend_by_hand() -> None:

@@ -11,7 +11,7 @@ from triagebot.build import build_index
 from triagebot.dataset import read_labelled
 from triagebot.embed import HashingEmbedder
 
-DATA = Path("/work/shared/data/issues.jsonl")
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl"
 
 
 @pytest.fixture

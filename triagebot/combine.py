@@ -33,12 +33,11 @@ mention, reference, markup, backtick, shell substitution, base64 blob or instruc
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from triagebot import taxonomy, text
+from triagebot import sanitize, taxonomy, text
 from triagebot.models import Prediction, Similar, Triage
 
 AGREE_BOOST = 0.5
@@ -53,16 +52,6 @@ DEFAULT_THRESHOLD = 0.5
 TOP_K = 3
 MAX_EVIDENCE = 3
 
-_UNSAFE_EVIDENCE = re.compile(
-    r"[@<>`‹›\[\]]|\$\(|://|www\.|#\d|\b[\w-]+\.(com|net|org|io|sh|ai|dev|example)\b", re.I
-)
-# Words of instructions aimed at a bot, not of error messages: a quoted line carrying them is an
-# injection attempt echoed back, so it is dropped even when verbatim and error-shaped.
-_INSTRUCTION_WORDS = re.compile(
-    r"ignore|instruction|prompt|system:|assistant|\blabel|mention|reveal|api[ _-]?key|secret|"
-    r"password|credential|curl|wget|base64|decode",
-    re.I,
-)
 
 
 def combine(
@@ -175,26 +164,11 @@ def verified_evidence(lines: list[str], issue_text: str) -> list[str]:
     kept: list[str] = []
     for line in lines:
         line = _squash(line)
-        if len(line) < 8 or line not in haystack or not _inert(line):
+        if len(line) < 8 or line not in haystack or not sanitize.inert_quote(line, strict=True):
             continue
         if text.error_lines(line) and line not in kept:
             kept.append(line)
     return kept[:MAX_EVIDENCE]
-
-
-_BLOB = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
-
-
-def _inert(line: str) -> bool:
-    if _UNSAFE_EVIDENCE.search(line) or _INSTRUCTION_WORDS.search(line):
-        return False
-    return not any(_encoded(blob) for blob in _BLOB.findall(line))
-
-
-def _encoded(blob: str) -> bool:
-    """Base64-looking: long, mixed case and digits (payloads smuggled past the word filter)."""
-    return any(c.isupper() for c in blob) and any(c.islower() for c in blob) and any(
-        c.isdigit() for c in blob)
 
 
 def _squash(value: str) -> str:

@@ -170,7 +170,8 @@ def evidence_lines(triage: Triage) -> list[str]:
     of the similar issues shown carry the same label, so maintainers can see why."""
     lines, seen = [], set()
     for dimension, title in _DIM_LABELS.items():
-        snippets = [e for e in triage.prediction(dimension).evidence[:MAX_EVIDENCE] if e not in seen]
+        quotes = [q for q in triage.prediction(dimension).evidence if sanitize.inert_quote(q)]
+        snippets = [q for q in quotes[:MAX_EVIDENCE] if q not in seen]
         seen.update(snippets)  # a line quoted once is not repeated under the next label
         agree = _neighbour_agreement(triage, dimension)
         if choice(triage, dimension) and (snippets or agree):

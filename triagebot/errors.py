@@ -21,6 +21,15 @@ class RateLimited(GitHubError):
         self.retry_after = float(retry_after)
 
 
+class QuotaPaused(GitHubError):
+    """The installation's primary quota is below its reserve (RELIABILITY 27): the job waits
+    ``retry_after`` seconds for the reset. Not a failure, so it costs the job no attempt."""
+
+    def __init__(self, message: str = "quota low", retry_after: float = 60.0) -> None:
+        super().__init__(message)
+        self.retry_after = float(retry_after)
+
+
 class NotFound(GitHubError):
     """404/410: the issue, comment or repository is gone; the job is skipped, not retried."""
 

@@ -35,6 +35,8 @@ DEFAULT_API = "https://api.github.com"
 TOKEN_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
 TOKEN_REFRESH_MARGIN = timedelta(minutes=5)
 MAX_RATE_LIMIT_WAIT = 20.0  # seconds a worker may block on a rate limit; below the job timeout
+MAX_IN_FLIGHT = 10  # requests at once per installation and process (GitHub allows 100)
+REPO_CACHE_S = 300.0  # a repo's config file and label list are re-read at most every 5 minutes
 Clock = Callable[[], float]
 
 
@@ -176,24 +178,42 @@ def _client_kwargs(base_url: str, retry: Retry, per_page: int = 100) -> dict[str
 
 class PyGithubPort:
     """``GitHubPort`` for one installation. Every call maps PyGithub errors to triagebot.errors;
-    writes wait for the installation's WritePacer slot first."""
+    writes wait for the installation's WritePacer slot first.
+
+    One port serves all worker threads of a process for its installation, so it also caps what is
+    in flight (RELIABILITY 25): one write at a time (held across the pacer's wait and the request
+    itself, which the pacer alone does not cover) and MAX_IN_FLIGHT requests in total.
+    A repository's config file and label list change rarely, so they are cached for
+    REPO_CACHE_S: a triaged issue then costs 4 calls, within the budget of RELIABILITY 27."""
 
     def __init__(self, gh: Github, installation_id: int, *, pacer: WritePacer | None = None,
                  quota: QuotaTracker | None = None, clock: Clock = time.time,
-                 auth: _InstallationAuth | None = None) -> None:
+                 auth: _InstallationAuth | None = None, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         self._gh, self.installation_id = gh, installation_id
         self._pacer, self._quota, self._clock, self._auth = pacer, quota, clock, auth
-        self._labels: dict[str, list[str]] = {}
+        self._cache: dict[tuple[str, ...], tuple[float, Any]] = {}
+        self._writing = threading.Lock()
+        self._in_flight = threading.BoundedSemaphore(max_in_flight)
 
     @contextlib.contextmanager
     def _call(self, write: bool = False) -> Iterator[None]:
-        if write and self._pacer is not None:
-            self._pacer.acquire(self.installation_id)
-        try:
-            with _mapped(self._clock, self._auth):
-                yield
-        finally:
-            self._observe_quota()
+        with self._writing if write else contextlib.nullcontext():
+            if write and self._pacer is not None:
+                self._pacer.acquire(self.installation_id)
+            with self._in_flight:
+                try:
+                    with _mapped(self._clock, self._auth):
+                        yield
+                finally:
+                    self._observe_quota()
+
+    def _fresh(self, key: tuple[str, ...], fetch: Callable[[], Any]) -> Any:
+        """``fetch()``'s answer, reused for REPO_CACHE_S on the port's clock (errors are not kept)."""
+        now, hit = self._clock(), self._cache.get(key)
+        if hit is None or now - hit[0] >= REPO_CACHE_S:
+            hit = (now, fetch())
+            self._cache[key] = hit
+        return hit[1]
 
     def _observe_quota(self) -> None:
         if self._quota is not None:
@@ -229,7 +249,7 @@ class PyGithubPort:
 
     def add_labels(self, repo: str, number: int, labels: list[str]) -> None:
         """GitHub creates unknown labels on this endpoint, so names are checked against the repo's."""
-        existing = set(self.repo_labels(repo, cached=True))
+        existing = set(self.repo_labels(repo))
         wanted = [name for name in dict.fromkeys(labels) if name in existing]
         if wanted:  # PyGithub's add_to_labels posts a bare array; the OpenAPI contract wants this
             with self._call(write=True):
@@ -242,13 +262,17 @@ class PyGithubPort:
         with contextlib.suppress(NotFound), self._call(write=True):
             self._gh.requester.requestJsonAndCheck("DELETE", path)
 
-    def repo_labels(self, repo: str, cached: bool = False) -> list[str]:
-        if not cached or repo not in self._labels:
-            with self._call():
-                self._labels[repo] = [lb.name for lb in self._gh.get_repo(repo).get_labels()]
-        return list(self._labels[repo])
+    def repo_labels(self, repo: str) -> list[str]:
+        return list(self._fresh(("labels", repo), lambda: self._fetch_labels(repo)))
+
+    def _fetch_labels(self, repo: str) -> list[str]:
+        with self._call():
+            return [lb.name for lb in self._gh.get_repo(repo).get_labels()]
 
     def read_file(self, repo: str, path: str) -> str | None:
+        return self._fresh(("file", repo, path), lambda: self._fetch_file(repo, path))
+
+    def _fetch_file(self, repo: str, path: str) -> str | None:
         try:
             with self._call():
                 content = self._gh.get_repo(repo).get_contents(path)

@@ -12,7 +12,7 @@ from typing import Any, Callable, Protocol
 from pydantic import ValidationError
 
 from triagebot import comment, policy, repo_config
-from triagebot.errors import NotFound, TooLong
+from triagebot.errors import NotFound, QuotaPaused, TooLong
 from triagebot.models import Issue, Labels, Triage
 from triagebot.ports import CommentState, GitHubPort, IssueState
 from triagebot.queue import Job
@@ -22,6 +22,7 @@ MAX_COMMENT_CHARS = 10_000
 AUTHOR_LIMIT_PER_HOUR = 5
 TRUNCATED_NOTE = "\n\n_The full triage was too long to post; it has been shortened._\n"
 DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
+GITHUB_KINDS = frozenset({"triage", "index_add", "command"})  # jobs that call GitHub
 
 
 class EngineLike(Protocol):
@@ -43,13 +44,23 @@ class Deps:
     indexer: Indexer | None = None
     clock: Callable[[], float] = time.time
     author_limit: int = AUTHOR_LIMIT_PER_HOUR
+    paused: Callable[[int], float] = lambda _installation: 0.0  # QuotaTracker.resume_in
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 def run(deps: Deps, job: Job) -> str:
-    """Run one job; returns a short outcome for the log. GitHub errors propagate to the worker."""
+    """Run one job; returns a short outcome for the log. GitHub errors propagate to the worker.
+
+    A job that would call GitHub while its installation's quota is below the reserve waits for
+    the reset instead of spending the last requests (RELIABILITY 27)."""
     handler = JOBS.get(job.kind)
-    return handler(deps, job) if handler else f"ignored: unknown kind {job.kind}"
+    if handler is None:
+        return f"ignored: unknown kind {job.kind}"
+    if job.kind in GITHUB_KINDS and job.installation_id is not None:
+        wait = deps.paused(job.installation_id)
+        if wait > 0:
+            raise QuotaPaused(f"installation {job.installation_id} quota below 10%", wait)
+    return handler(deps, job)
 
 
 # triage -------------------------------------------------------------------------------------

@@ -129,6 +129,14 @@ class Queue:
                             (run_after, error[:2000], self.clock(), job.id))
         return "queued"
 
+    def defer(self, job: Job, delay: float, note: str) -> None:
+        """Put a claimed job back for ``delay`` seconds without spending an attempt (a paused
+        installation is not the job's fault, so it must never dead-letter because of it)."""
+        self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
+                        "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+                        "last_error = ?, updated_at = ? "
+                        "WHERE id = ?", (self.clock() + delay, note[:2000], self.clock(), job.id))
+
     def _queued_twin(self, job: Job) -> bool:
         if not job.dedupe_key:
             return False

@@ -151,6 +151,39 @@ def plain(text: str, max_len: int = 200) -> str:
     return text if len(text) <= max_len else text[: max(max_len - 1, 0)] + ELLIPSIS
 
 
+# Evidence quotes are the one place a reporter's words are shown (as inline code, RELIABILITY 34).
+# A quote carrying links, mentions, shell substitutions, words of instructions aimed at a bot, or an
+# encoded blob is an injection echoed back rather than an error message, so it is never shown
+# (RELIABILITY 38); this holds for the offline rules' quotes and for the model's alike.
+_UNSAFE_QUOTE = re.compile(
+    r"@|\$\(|://|www\.|#\d|\b[\w-]+\.(com|net|org|io|sh|ai|dev|example)\b", re.I
+)
+_MARKUP = re.compile(r"[<>`‹›\[\]]")  # harmless inside a code span; ``strict`` refuses it anyway
+_INSTRUCTION_WORDS = re.compile(
+    r"ignore|instruction|prompt|system:|assistant|\blabel|mention|reveal|api[ _-]?key|secret|"
+    r"password|credential|curl|wget|base64|decode",
+    re.I,
+)
+_BLOB = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
+
+
+def inert_quote(line: str, strict: bool = False) -> bool:
+    """True when a quoted line of user text is safe to show as evidence (``strict``: not even
+    brackets, backticks or angle brackets, for lines a model claims to quote)."""
+    line = clean(line)
+    if _UNSAFE_QUOTE.search(line) or _INSTRUCTION_WORDS.search(line):
+        return False
+    if strict and _MARKUP.search(line):
+        return False
+    return not any(_encoded(blob) for blob in _BLOB.findall(line))
+
+
+def _encoded(blob: str) -> bool:
+    """Base64-looking: long, mixed case and digits (payloads smuggled past the word filter)."""
+    return any(c.isupper() for c in blob) and any(c.islower() for c in blob) and any(
+        c.isdigit() for c in blob)
+
+
 def scan_secrets(text: str, extra_secrets: Iterable[str] = ()) -> list[SecretFinding]:
     """Secret-looking strings in ``text`` (RELIABILITY 36), also behind Markdown escapes.
 

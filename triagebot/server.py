@@ -18,14 +18,16 @@ from triagebot.store import Store
 from triagebot.worker import Worker, start_threads
 
 
-def github_port_factory(settings: Settings, store: Store) -> Callable[[int | None], Any]:
+def github_port_factory(settings: Settings, store: Store,
+                        quota: Any = None) -> Callable[[int | None], Any]:
     """installation id -> GitHubPort. Writes of every worker process are paced through one ledger
-    in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit."""
+    in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit
+    (the caller passes it so jobs can consult it before calling GitHub, RELIABILITY 27)."""
     from triagebot import github
     from triagebot.pacing import DbLedger
     from triagebot.ratelimit import QuotaTracker, WritePacer
 
-    pacer, quota = WritePacer(DbLedger(store.db)), QuotaTracker()
+    pacer, quota = WritePacer(DbLedger(store.db)), quota or QuotaTracker()
     ports: dict[int | None, Any] = {}
 
     def port_for(installation_id: int | None) -> Any:
@@ -65,12 +67,15 @@ def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
 
 def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
+    from triagebot.ratelimit import QuotaTracker
+
+    quota = overrides.pop("quota", None) or QuotaTracker()
     engine = overrides.pop("engine", None) or load_engine(settings)
-    port_for = overrides.pop("port_for", None) or github_port_factory(settings, store)
+    port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
-                render=render, indexer=indexer, **overrides)
+                render=render, indexer=indexer, paused=quota.resume_in, **overrides)
 
 
 def _indexer(engine: Any, store: Store) -> Any:

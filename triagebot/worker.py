@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Callable
 
-from triagebot.errors import NotFound, RateLimited
+from triagebot.errors import NotFound, QuotaPaused, RateLimited
 from triagebot.logs import emit
 from triagebot.queue import Job, Queue
 
@@ -36,6 +36,10 @@ class Worker:
     def _run(self, job: Job) -> tuple[str, str]:
         try:
             outcome = self.runner(job)
+        except QuotaPaused as exc:
+            note = f"paused: {exc} (resume in {exc.retry_after:.0f}s)"
+            self.queue.defer(job, exc.retry_after, note)
+            return "deferred", note
         except RateLimited as exc:
             error = f"RateLimited: {exc} (retry after {exc.retry_after:.0f}s)"
             return self.queue.fail(job, error, exc.retry_after), error
