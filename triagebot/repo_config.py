@@ -16,20 +16,18 @@ Example::
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from triagebot import taxonomy
+from triagebot import sanitize, taxonomy
 
 CONFIG_PATH = ".github/triagebot.yml"
 MAX_CONFIG_CHARS = 64_000
 MAX_LABEL_CHARS = 50  # GitHub's limit for a label name
 # Non-taxonomy keys of ``label_map``: labels for the two yes/no predictions.
 SPECIAL_KEYS = ("distributed_specific", "not_a_bug")
-_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-]{0,38}/[A-Za-z0-9._\-]{1,100}$")
 
 
 class Thresholds(BaseModel):
@@ -83,7 +81,7 @@ class RepoConfig(BaseModel):
     @field_validator("allowed_repos")
     @classmethod
     def _repo_names(cls, value: list[str]) -> list[str]:
-        bad = [r for r in value if not _REPO.match(r)]
+        bad = [r for r in value if not sanitize.valid_repo(r)]
         if bad:
             raise ValueError(f"not owner/name: {bad[:3]}")
         return value

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from triagebot.policy import COMMAND_PREFIX, TRUSTED_ASSOCIATIONS
 from triagebot.queue import CANCEL, JobSpec
 
-COMMAND_PREFIX = "/triage"
-TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
 
 def route(event: str, payload: dict[str, Any], bot_login: str) -> list[JobSpec]:
