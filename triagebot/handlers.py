@@ -209,7 +209,7 @@ def command_job(deps: Deps, job: Job) -> str:
     cmd = policy.parse_command(job.payload.get("body", ""))
     if cmd is None:
         return "ignored: not a command"
-    if cmd.action == "rerun":
+    if cmd.action == "rerun":  # routed as a triage job now; only jobs queued before that get here
         return triage_job(deps, job.model_copy(update={"payload": {"reason": "command"}}))
     stored = deps.store.get_triage(job.repo or "", job.number or 0)
     dimension = "is_bug" if cmd.action == "not_a_bug" else cmd.dimension
