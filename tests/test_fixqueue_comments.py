@@ -161,3 +161,16 @@ def test_fixqueue_too_long_edit_uses_render_fallback(rig: Rig) -> None:
     rig.drain()
     [ours] = rig.gh.bot_comments("org/repo", 7)
     assert ours.body == comment.render_fallback(rig.store.get_triage("org/repo", 7).triage)
+
+
+# a label the bot applied and a human removed ------------------------------------------------------
+def test_fixqueue_bot_label_removed_without_unlabeled_delivery_is_not_readded(rig: Rig) -> None:
+    triaged(rig, APPLY)
+    assert rig.gh.issues[("org/repo", 7)].labels == ["stage: training"]
+    issue = rig.gh.issues[("org/repo", 7)]  # a maintainer removes it; the delivery is lost
+    rig.gh.issues[("org/repo", 7)] = issue.model_copy(update={"labels": []})
+    rig.deliver("issue_comment", command("/triage"))
+    rig.drain()
+    assert rig.gh.issues[("org/repo", 7)].labels == []
+    assert [c[0] for c in rig.gh.writes].count("add_labels") == 1
+    assert handlers.human_removed(rig.store.feedback("org/repo", 7), ["Stage: Training"]) == set()

@@ -126,14 +126,26 @@ def with_corrections(store: Store, triage: Triage) -> Triage:
 
 def apply_labels(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage,
                  config: Any) -> list[str]:
-    """Whatever the policy allows for the repo's mode (``suggest``: the review label only)."""
-    removed = {fb.old_id for fb in deps.store.feedback(issue.repo, issue.number)
-               if fb.source == "label" and fb.old_id and not fb.new_id}
+    """Whatever the policy allows for the repo's mode (``suggest``: the review label only).
+    Labels we applied are remembered (feedback source ``bot``), so one missing from the issue now
+    counts as removed by a human even when that ``unlabeled`` delivery never reached us."""
+    removed = human_removed(deps.store.feedback(issue.repo, issue.number), issue.labels)
     wanted = policy.labels_to_apply(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
     new = [label for label in wanted if label not in issue.labels]
     if new:
         port.add_labels(issue.repo, issue.number, new)
+        for label in new:
+            deps.store.add_feedback(Feedback(repo=issue.repo, number=issue.number, source="bot",
+                                             dimension="label", new_id=label, who=deps.bot_login))
     return new
+
+
+def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
+    """Labels a human took off: seen in an ``unlabeled`` delivery, or applied by us and gone."""
+    on_issue = {name.casefold() for name in current}
+    removed = {fb.old_id for fb in feedback if fb.source == "label" and fb.old_id and not fb.new_id}
+    return removed | {fb.new_id for fb in feedback if fb.source == "bot" and fb.new_id
+                      and fb.new_id.casefold() not in on_issue}
 
 
 # index, feedback, commands, installations ---------------------------------------------------
