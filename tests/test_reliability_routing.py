@@ -75,8 +75,11 @@ def test_another_bots_marker_comment_is_not_taken_for_ours() -> None:
     from triagebot.ports import CommentState
 
     spoofs = [CommentState(id=1, body=comment.MARKER, author="triagebot", author_type="User"),
-              CommentState(id=2, body=comment.MARKER, author="evil[bot]", author_type="Bot")]
+              CommentState(id=2, body="x " + comment.MARKER, author="evil[bot]", author_type="Bot"),
+              CommentState(id=3, body=comment.MARKER, author="evil", author_type="Bot")]
     assert handlers.find_bot_comment(spoofs, BOT) is None
+    # a Bot comment that starts with our marker is taken for ours (a misconfigured slug); if it
+    # is another App's, GitHub refuses the edit and we post our own (test_fixqueue_comments.py)
 
 
 def test_no_code_assumes_a_token_length() -> None:

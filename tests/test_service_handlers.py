@@ -82,10 +82,14 @@ def test_existing_marker_comment_is_edited_when_store_lost_it(rig: Rig) -> None:
 
 
 def test_marker_copied_by_someone_else_is_not_ours(rig: Rig) -> None:
+    """A human quoting the marker, or a bot's comment that merely contains it, is not ours; a
+    Bot comment *starting* with it is (our own under a misconfigured slug), see
+    test_fixqueue_comments.py."""
     from triagebot.ports import CommentState
 
-    fake = CommentState(id=5, body=comment.MARKER + " spoof", author="mallory[bot]", author_type="Bot")
-    assert handlers.find_bot_comment([fake], BOT) is None
+    quoted = CommentState(id=5, body="see " + comment.MARKER, author="mallory[bot]", author_type="Bot")
+    human = CommentState(id=6, body=comment.MARKER + " spoof", author="mallory")
+    assert handlers.find_bot_comment([quoted, human], BOT) is None
 
 
 def test_own_comment_and_label_events_cause_zero_writes(rig: Rig) -> None:
@@ -182,9 +186,7 @@ def test_long_comment_is_capped_and_422_posts_fallback(rig: Rig) -> None:
     rig.deliver("issues", issue_payload("opened"))
     rig.drain()
     [posted] = rig.gh.bot_comments("org/repo", 7)
-    assert posted.body.startswith(comment.MARKER) and len(posted.body) <= 2_000
-    assert posted.body.count("```") % 2 == 0
-    assert len(handlers.fit_comment("a\n" * 10_000)) <= handlers.MAX_COMMENT_CHARS
+    assert posted.body == comment.render_fallback(rig.store.get_triage("org/repo", 7).triage)
 
 
 def test_rate_limited_then_transient_then_success_is_one_comment(rig: Rig) -> None:
@@ -232,8 +234,8 @@ def test_commands_from_maintainers_only(rig: Rig) -> None:
     [fb] = rig.store.feedback("org/repo", 7)
     assert (fb.dimension, fb.old_id, fb.new_id, fb.source) == ("stage", "S4", "S2", "command")
     rig.deliver("issue_comment", command("/triage rerun"))
-    rig.drain()
-    assert [c[0] for c in rig.gh.writes] == ["create_comment", "edit_comment"]
+    rig.drain()  # the correction re-rendered the comment, the re-run edited it again
+    assert [c[0] for c in rig.gh.writes] == ["create_comment", "edit_comment", "edit_comment"]
 
 
 def test_closed_completed_indexes_with_corrected_labels(rig: Rig) -> None:
@@ -245,7 +247,8 @@ def test_closed_completed_indexes_with_corrected_labels(rig: Rig) -> None:
     rig.deliver("issues", issue_payload("closed"))
     rig.drain()
     [(issue, labels)] = rig.indexed
-    assert issue.number == 7 and labels.stage == "S2" and labels.symptom == "4.2"
+    # symptom 4.2 belongs to S4, so the stage correction leaves it unknown (kept consistent)
+    assert issue.number == 7 and labels.stage == "S2" and labels.symptom == "unknown"
 
 
 def test_installation_events_update_enabled_repos(rig: Rig) -> None:

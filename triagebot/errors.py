@@ -21,6 +21,13 @@ class RateLimited(GitHubError):
         self.retry_after = float(retry_after)
 
 
+class WritesPaced(RateLimited):
+    """Our own write pacer has no slot for ``retry_after`` seconds (a flood of writes on the
+    installation). Raised before anything is sent or booked, so the job can be put back instead
+    of sleeping past its lease (another worker would re-claim it and post a second comment).
+    Like ``QuotaPaused`` it is not the job's fault and costs it no attempt."""
+
+
 class QuotaPaused(GitHubError):
     """The installation's primary quota is below its reserve (RELIABILITY 27): the job waits
     ``retry_after`` seconds for the reset. Not a failure, so it costs the job no attempt."""

@@ -26,7 +26,7 @@ from urllib3 import Retry
 from urllib3.exceptions import MaxRetryError
 
 from triagebot import deliveries, redact, restjson
-from triagebot.errors import GitHubError, NotFound, RateLimited, TransientError
+from triagebot.errors import GitHubError, NotFound, RateLimited, TransientError, WritesPaced
 from triagebot.ports import CommentState, IssueState
 from triagebot.ratelimit import QuotaTracker, WritePacer, rate_limit_wait
 from triagebot.restjson import setting
@@ -35,6 +35,7 @@ DEFAULT_API = "https://api.github.com"
 TOKEN_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
 TOKEN_REFRESH_MARGIN = timedelta(minutes=5)
 MAX_RATE_LIMIT_WAIT = 20.0  # seconds a worker may block on a rate limit; below the job timeout
+MAX_PACED_WAIT = 30.0  # seconds a write may wait for its pacer slot; far below the 300 s job lease
 MAX_IN_FLIGHT = 10  # requests at once per installation and process (GitHub allows 100)
 REPO_CACHE_S = 300.0  # a repo's config file and label list are re-read at most every 5 minutes
 Clock = Callable[[], float]
@@ -199,6 +200,7 @@ class PyGithubPort:
     def _call(self, write: bool = False) -> Iterator[None]:
         with self._writing if write else contextlib.nullcontext():
             if write and self._pacer is not None:
+                self._check_pace(self._pacer)
                 self._pacer.acquire(self.installation_id)
             with self._in_flight:
                 try:
@@ -206,6 +208,14 @@ class PyGithubPort:
                         yield
                 finally:
                     self._observe_quota()
+
+    def _check_pace(self, pacer: WritePacer) -> None:
+        """Refuse (without booking a slot) a write whose slot is more than MAX_PACED_WAIT away:
+        sleeping for it could outlast the job's lease, and the queue can wait for it instead."""
+        delay = pacer.delay(self.installation_id)
+        if delay > MAX_PACED_WAIT:
+            raise WritesPaced(f"write budget of installation {self.installation_id} is spent "
+                              f"for {delay:.0f}s", retry_after=delay)
 
     def _fresh(self, key: tuple[str, ...], fetch: Callable[[], Any]) -> Any:
         """``fetch()``'s answer, reused for REPO_CACHE_S on the port's clock (errors are not kept)."""

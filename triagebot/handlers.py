@@ -11,16 +11,15 @@ from typing import Any, Callable, Protocol
 
 from pydantic import ValidationError
 
-from triagebot import comment, policy, repo_config
-from triagebot.errors import NotFound, QuotaPaused, TooLong
+from triagebot import bot_comment, comment, corrections, policy, repo_config
+from triagebot.bot_comment import find_bot_comment  # noqa: F401  (re-exported for callers)
+from triagebot.errors import QuotaPaused
 from triagebot.models import Issue, Labels, Triage
-from triagebot.ports import CommentState, GitHubPort, IssueState
+from triagebot.ports import GitHubPort, IssueState
 from triagebot.queue import Job
-from triagebot.store import Feedback, Store
+from triagebot.store import Feedback, Store, StoredTriage
 
-MAX_COMMENT_CHARS = 10_000
 AUTHOR_LIMIT_PER_HOUR = 5
-TRUNCATED_NOTE = "\n\n_The full triage was too long to post; it has been shortened._\n"
 DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
 GITHUB_KINDS = frozenset({"triage", "index_add", "command"})  # jobs that call GitHub
 
@@ -77,7 +76,8 @@ def triage_job(deps: Deps, job: Job) -> str:
     triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
                                       title=issue.title, body=issue.body))
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
-    comment_id = upsert_comment(deps, port, issue, deps.render(triage))
+    triage = with_corrections(deps.store, triage)
+    comment_id = upsert_comment(deps, port, issue, triage)
     added = apply_labels(deps, port, issue, triage, config)
     deps.store.save_triage(triage, issue.author, comment_id)
     return f"triaged: comment {comment_id}, labels {added}"
@@ -110,60 +110,42 @@ def _author_over_limit(deps: Deps, issue: IssueState) -> bool:
     return done >= deps.author_limit
 
 
-def upsert_comment(deps: Deps, port: GitHubPort, issue: IssueState, body: str) -> int:
-    """Edit our comment if one exists (stored id, else found by marker), otherwise post once."""
-    body = fit_comment(body)
-    known = deps.store.comment_id(issue.repo, issue.number)
-    existing = known or find_bot_comment(port.list_comments(issue.repo, issue.number),
-                                         deps.bot_login)
-    if existing:
-        try:
-            port.edit_comment(issue.repo, existing, body)
-            deps.store.remember_comment(issue.repo, issue.number, existing)
-            return existing
-        except NotFound:  # someone deleted our comment: post a fresh one
-            pass
-    new_id = post_comment(port, issue, body)
-    deps.store.remember_comment(issue.repo, issue.number, new_id)
-    return new_id
+def upsert_comment(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage) -> int:
+    """Our one comment, showing ``triage`` (edited in place, or posted once)."""
+    return bot_comment.upsert_comment(deps.store, port, issue, deps.bot_login, triage,
+                                      deps.render(triage))
 
 
-def find_bot_comment(comments: list[CommentState], bot_login: str) -> int | None:
-    """Our comment = our exact login AND our marker; another bot's marker copy is not ours."""
-    ours = [c for c in comments if c.author == bot_login and comment.MARKER in c.body]
-    return ours[0].id if ours else None
-
-
-def post_comment(port: GitHubPort, issue: IssueState, body: str) -> int:
-    try:
-        return port.create_comment(issue.repo, issue.number, body)
-    except TooLong:  # 422: GitHub still found it too long; post the short fallback
-        return port.create_comment(issue.repo, issue.number, fit_comment(body, 2_000))
-
-
-def fit_comment(body: str, limit: int = MAX_COMMENT_CHARS) -> str:
-    """Cut at a line boundary, close an open code fence, keep the marker first. Pure."""
-    if len(body) <= limit:
-        return body
-    cut = body[: limit - len(TRUNCATED_NOTE) - len(comment.MARKER) - 8]
-    cut = cut[: cut.rfind("\n")] if "\n" in cut else cut
-    if cut.count("```") % 2:
-        cut += "\n```"
-    if not cut.startswith(comment.MARKER):
-        cut = comment.MARKER + "\n" + cut
-    return cut + TRUNCATED_NOTE
+def with_corrections(store: Store, triage: Triage) -> Triage:
+    """A re-triage keeps what maintainers set (commands, review page), oldest first."""
+    for fb in store.feedback(triage.repo, triage.number or 0):
+        if fb.source in ("command", "page"):
+            triage = corrections.apply_correction(triage, fb.dimension, fb.new_id)
+    return triage
 
 
 def apply_labels(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage,
                  config: Any) -> list[str]:
-    """Whatever the policy allows for the repo's mode (``suggest``: the review label only)."""
-    removed = {fb.old_id for fb in deps.store.feedback(issue.repo, issue.number)
-               if fb.source == "label" and fb.old_id and not fb.new_id}
+    """Whatever the policy allows for the repo's mode (``suggest``: the review label only).
+    Labels we applied are remembered (feedback source ``bot``), so one missing from the issue now
+    counts as removed by a human even when that ``unlabeled`` delivery never reached us."""
+    removed = human_removed(deps.store.feedback(issue.repo, issue.number), issue.labels)
     wanted = policy.labels_to_apply(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
     new = [label for label in wanted if label not in issue.labels]
     if new:
         port.add_labels(issue.repo, issue.number, new)
+        for label in new:
+            deps.store.add_feedback(Feedback(repo=issue.repo, number=issue.number, source="bot",
+                                             dimension="label", new_id=label, who=deps.bot_login))
     return new
+
+
+def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
+    """Labels a human took off: seen in an ``unlabeled`` delivery, or applied by us and gone."""
+    on_issue = {name.casefold() for name in current}
+    removed = {fb.old_id for fb in feedback if fb.source == "label" and fb.old_id and not fb.new_id}
+    return removed | {fb.new_id for fb in feedback if fb.source == "bot" and fb.new_id
+                      and fb.new_id.casefold() not in on_issue}
 
 
 # index, feedback, commands, installations ---------------------------------------------------
@@ -209,16 +191,40 @@ def command_job(deps: Deps, job: Job) -> str:
     cmd = policy.parse_command(job.payload.get("body", ""))
     if cmd is None:
         return "ignored: not a command"
-    if cmd.action == "rerun":
+    if cmd.action == "rerun":  # routed as a triage job now; only jobs queued before that get here
         return triage_job(deps, job.model_copy(update={"payload": {"reason": "command"}}))
     stored = deps.store.get_triage(job.repo or "", job.number or 0)
     dimension = "is_bug" if cmd.action == "not_a_bug" else cmd.dimension
     old = _old_id(stored.triage if stored else None, dimension)
     new = "no" if cmd.action == "not_a_bug" else _command_value(cmd.value)
+    fixed = show_correction(deps, job, stored, dimension or "", new)
     deps.store.add_feedback(Feedback(repo=job.repo or "", number=job.number or 0,
                                      dimension=dimension or "", old_id=old, new_id=new,
                                      who=job.payload.get("who", ""), source="command"))
+    if fixed is not None and stored is not None:
+        deps.store.save_triage(fixed, stored.author, deps.store.comment_id(stored.repo, stored.number))
     return f"recorded correction {dimension}={new}"
+
+
+def show_correction(deps: Deps, job: Job, stored: StoredTriage | None, dimension: str,
+                    new: str | None) -> Triage | None:
+    """Re-render our comment with the correction (and, in ``apply`` mode, add its mapped label);
+    returns the corrected triage to store, None when there is nothing to correct. GitHub first,
+    the store after, so a retried job records the feedback once."""
+    if stored is None:
+        return None
+    fixed = corrections.apply_correction(stored.triage, dimension, new)
+    port = deps.port_for(job.installation_id)
+    issue = port.get_issue(stored.repo, stored.number)
+    if issue is None or issue.repo != stored.repo or issue.is_pull_request:
+        return fixed
+    config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
+    if config.mode == "off" or not config.enabled:
+        return fixed
+    upsert_comment(deps, port, issue, fixed)
+    if config.mode == "apply":
+        apply_labels(deps, port, issue, fixed, config)
+    return fixed
 
 
 def _command_value(value: str | bool | None) -> str | None:

@@ -38,8 +38,13 @@ class Job(JobSpec):
     delivery_id: str | None = None
 
 
+# Ready = due (queued and due, or running with an expired lease) AND no other job with the same
+# dedupe key holds a live lease: the unique index only dedupes *queued* jobs, so without this a
+# second triage of one issue could run beside the first and both would post a comment.
 READY = ("((status = 'queued' AND run_after <= ?) "
-         "OR (status = 'running' AND lease_until <= ?))")
+         "OR (status = 'running' AND lease_until <= ?)) "
+         "AND NOT EXISTS (SELECT 1 FROM jobs live WHERE live.dedupe_key = jobs.dedupe_key "
+         "AND live.status = 'running' AND live.lease_until > ? AND live.id <> jobs.id)")
 COLUMNS = ("id, kind, payload, dedupe_key, installation_id, repo, number, status, attempts, "
            "last_error, delivery_id")
 
@@ -93,7 +98,7 @@ class Queue:
             now = self.clock()
             only, args = (" AND id = ?", (job_id,)) if job_id is not None else ("", ())
             rows = self.db.query(f"SELECT {COLUMNS} FROM jobs WHERE {READY}{only} "
-                                 "ORDER BY run_after, id LIMIT 1", (now, now, *args))
+                                 "ORDER BY run_after, id LIMIT 1", (now, now, now, *args))
             if not rows:
                 return None
             job = _job(rows[0])
@@ -108,7 +113,7 @@ class Queue:
         now = self.clock()
         only, args = (" AND delivery_id = ?", (delivery_id,)) if delivery_id else ("", ())
         rows = self.db.query(f"SELECT id, attempts FROM jobs WHERE {READY}{only} "
-                             f"ORDER BY run_after, id LIMIT {int(limit)}", (now, now, *args))
+                             f"ORDER BY run_after, id LIMIT {int(limit)}", (now, now, now, *args))
         return [(int(r[0]), int(r[1])) for r in rows]
 
     def complete(self, job: Job, note: str | None = None) -> None:
@@ -131,11 +136,17 @@ class Queue:
 
     def defer(self, job: Job, delay: float, note: str) -> None:
         """Put a claimed job back for ``delay`` seconds without spending an attempt (a paused
-        installation is not the job's fault, so it must never dead-letter because of it)."""
-        self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
-                        "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
-                        "last_error = ?, updated_at = ? "
-                        "WHERE id = ?", (self.clock() + delay, note[:2000], self.clock(), job.id))
+        installation is not the job's fault, so it must never dead-letter because of it). A newer
+        identical job already queued will do the work: this one is cancelled (re-queuing it would
+        break the one-queued-job-per-key index)."""
+        with self.db.transaction():
+            if self._queued_twin(job):
+                self._set(job.id, "cancelled", f"superseded after: {note}")
+                return
+            self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
+                            "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+                            "last_error = ?, updated_at = ? WHERE id = ?",
+                            (self.clock() + delay, note[:2000], self.clock(), job.id))
 
     def _queued_twin(self, job: Job) -> bool:
         if not job.dedupe_key:

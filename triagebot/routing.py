@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from triagebot import policy
 from triagebot.policy import COMMAND_PREFIX, TRUSTED_ASSOCIATIONS
 from triagebot.queue import CANCEL, JobSpec
-
 
 
 def route(event: str, payload: dict[str, Any], bot_login: str) -> list[JobSpec]:
@@ -70,12 +70,17 @@ def labelled(payload: dict[str, Any]) -> list[JobSpec]:
 
 
 def commented(payload: dict[str, Any]) -> list[JobSpec]:
-    """Only explicit ``/triage`` commands from people with write access reach a job."""
+    """Only explicit ``/triage`` commands from people with write access reach a job. A re-run is
+    an ordinary triage job for the issue, so it shares the triage dedupe key and never runs
+    beside another triage of the same issue (which could post a second comment)."""
     comment = payload.get("comment") or {}
     body = (comment.get("body") or "").lstrip()
     trusted = comment.get("author_association") in TRUSTED_ASSOCIATIONS
     if _is_pr(payload) or not body.startswith(COMMAND_PREFIX) or not trusted:
         return []
+    command = policy.parse_command(body)
+    if command is not None and command.action == "rerun":  # the same job (and key) as `opened`
+        return [_issue_spec(payload, "triage", reason="command")]
     author = (comment.get("user") or {}).get("login", "")
     return [_issue_spec(payload, "command", body=body[:1000], who=author,
                         association=comment.get("author_association"))]

@@ -23,7 +23,7 @@ class Feedback(BaseModel):
     old_id: str | None = None
     new_id: str | None = None
     who: str = ""
-    source: str  # page | command | label
+    source: str  # page | command | label | bot (a label the bot applied)
     at: float = 0.0
 
 

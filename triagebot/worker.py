@@ -7,7 +7,7 @@ import threading
 import time
 from typing import Callable
 
-from triagebot.errors import NotFound, QuotaPaused, RateLimited
+from triagebot.errors import NotFound, QuotaPaused, RateLimited, WritesPaced
 from triagebot.logs import emit
 from triagebot.queue import Job, Queue
 
@@ -36,7 +36,7 @@ class Worker:
     def _run(self, job: Job) -> tuple[str, str]:
         try:
             outcome = self.runner(job)
-        except QuotaPaused as exc:
+        except (QuotaPaused, WritesPaced) as exc:  # waiting for a budget is no failed attempt
             note = f"paused: {exc} (resume in {exc.retry_after:.0f}s)"
             self.queue.defer(job, exc.retry_after, note)
             return "deferred", note
