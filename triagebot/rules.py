@@ -16,8 +16,8 @@ import numpy as np
 
 from triagebot import taxonomy
 from triagebot.models import Environment
-from triagebot.text import error_lines
 from triagebot.signatures import FIX_OF_ROOT_CAUSE, SIGNALS
+from triagebot.text import error_lines
 
 MAX_CHARS = 100_000
 MAX_COUNT = 20  # occurrences beyond this add nothing and cost time
@@ -188,9 +188,8 @@ def _scores(hits: Hits, env: Environment) -> dict[str, float]:
 
 
 def decisive(text: str, env: Environment) -> bool:
-    """A signature that settles the verdict by itself: torch built for one CUDA, nvcc another,
-    while something is being built or installed. Whatever the reporter was doing around it
-    (loading a model, reading a dataset) the build of the CUDA ops is what fails."""
+    """Torch built for one CUDA, nvcc another, while something is built or installed: whatever the
+    reporter was doing around it (loading a model, a dataset), the build of the CUDA ops fails."""
     return env.cuda_mismatch() and _build_context(_hits(_bounded(text)))
 
 
@@ -200,8 +199,8 @@ def _build_context(hits: Hits) -> bool:
     ops and nvcc on every report, so op names in the body alone do not count."""
     if hits.body["build_compiler"] or hits.body["build_tooling"]:
         return True
-    ops = _BY_NAME["build_ops"].pattern
-    if hits.in_title["build_ops"] or ops.search(hits.last_error) or "op_builder" in hits.text:
+    if hits.in_title["build_ops"] or _BY_NAME["build_ops"].pattern.search(hits.last_error) or \
+            "op_builder" in hits.text:
         return True
     return bool(_BUILD_FAILURE.search(hits.text))
 
@@ -287,8 +286,7 @@ def _matching_line(hits: Hits, name: str, taken: list[str], versions: bool = Fal
 
 
 def _lines_of(hits: Hits, name: str) -> list[str]:
-    """The lines holding the signal's matches, last first."""
-    text, lines = hits.text, []
+    text, lines = hits.text, []  # the lines holding the signal's matches, last first
     for match_start, match_end in reversed(hits.spans[name]):
         start = text.rfind("\n", 0, match_start) + 1
         end = text.find("\n", match_end)
