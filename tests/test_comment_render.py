@@ -33,7 +33,7 @@ def test_similar_issues_resolved_in_main_unresolved_in_details():
     body = comment.render(make_triage(), allowed_repos=ALLOWED)
     main, details = body.split("<details>")
     assert "[#101](https://github.com/microsoft/DeepSpeed/issues/101) ZeRO-3 OOM — Enabled CPU" in main
-    assert "[#202](https://github.com/hpcaitech/ColossalAI/issues/202) (Colossal-AI)" in main
+    assert "[#202](https://redirect.github.com/hpcaitech/ColossalAI/issues/202) (Colossal-AI)" in main
     assert "#303" not in main
     assert comment_parts.RELATED_HEADING in details and "issues/303) OOM at step 1" in details
 

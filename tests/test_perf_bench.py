@@ -44,6 +44,8 @@ def test_bench_triage_text_and_limit(small: tuple[Path, Path], capsys: pytest.Ca
 
 
 def test_bench_missing_index_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if not DATA.exists():
+        pytest.skip("dev data set not present")
     data = tmp_path / "i.jsonl"
     data.write_text(DATA.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
     assert cli.main(["bench", "triage", "--index", str(tmp_path / "nope"), "--data", str(data)]) == 2

@@ -41,7 +41,7 @@ label_map:
 thresholds: {stage: 0.0, symptom: 0.0, root_cause: 0.0, fix_pattern: 0.0}
 """
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-OUR_LINK = re.compile(r"https://github\.com/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+/issues/\d+")
+OUR_LINK = re.compile(r"https://(?:redirect\.)?github\.com/[A-Za-z0-9._-]+/[A-Za-z0-9._-]+/issues/\d+")
 MENTION = re.compile(r"(?<![\w`])@[A-Za-z0-9-]")
 
 

@@ -15,6 +15,9 @@ MAX_EVIDENCE = 3
 MAX_ALTERNATIVES = 3
 RESOLUTION_CHARS = 200
 TITLE_CHARS = 100
+# Advice is only drawn from labels the bot is reasonably sure of: a wrong tip sends the reporter
+# down the wrong path, which costs more than no tip.
+TIP_MIN_CONFIDENCE = 0.4
 
 DETAILS_SUMMARY = "Alternatives, related issues and details"
 ALTERNATIVES_HEADING = "**Other candidates**"
@@ -24,6 +27,10 @@ UNSURE = "unsure"
 UNSURE_STAGE = "I am unsure which stage this belongs to; a maintainer will take a look."
 NOT_A_BUG_NOTE = (
     "This reads more like a question, a feature request or a usage issue than a framework bug."
+)
+QUESTION_TIP = (
+    "Start with the similar issues listed here and the framework's documentation; debugging steps "
+    "for bugs do not apply to a usage question."
 )
 
 # Display names of the frameworks, so a cross-repo match reads "(Colossal-AI)".
@@ -100,12 +107,18 @@ def _headline(triage: Triage) -> str:
 
 
 def tips(triage: Triage, markdown: bool = True) -> list[str]:
-    """Advice from ``taxonomy.FIX_ADVICE`` for the confident root cause, symptom and fix pattern."""
+    """Advice from ``taxonomy.FIX_ADVICE`` for the confident root cause, symptom and fix pattern.
+
+    A confident "not a bug" (``is_bug`` no, not abstained) gets no debugging advice, which would
+    contradict the verdict, only a pointer to the similar issues and the docs."""
+    if flag(triage, "is_bug") is False:
+        return [QUESTION_TIP]
     advice: dict[str, list[str]] = getattr(taxonomy, "FIX_ADVICE", {})
     picked: list[str] = []
     for dimension in ("root_cause", "symptom", "fix_pattern"):
         label_id = choice(triage, dimension)
-        found = advice.get(label_id, []) if label_id else []
+        sure = triage.prediction(dimension).confidence >= TIP_MIN_CONFIDENCE
+        found = advice.get(label_id, []) if label_id and sure else []
         picked += [tip for tip in found if tip not in picked]
     picked = picked[:MAX_TIPS]
     return [_tip_markdown(t) if markdown else sanitize.plain(t, 300) for t in picked]
@@ -126,25 +139,23 @@ def _tip_markdown(text: str) -> str:
 
 
 def split_similar(similar: list[Similar]) -> tuple[list[Similar], list[Similar]]:
-    """The best ``MAX_SIMILAR`` distinct neighbours, split into resolved and unresolved. "Resolved"
-    also needs a resolution to show: a bare flag would print "how it was fixed: unresolved"."""
+    """The best ``MAX_SIMILAR`` distinct neighbours, split into resolved and unresolved.
+    ``Similar.resolved`` already requires a resolution that says how it was fixed
+    (``models.known_resolution``)."""
     best: dict[tuple[str, int], Similar] = {}
     for hit in sorted(similar, key=lambda s: -s.score):
         best.setdefault((hit.repo.lower(), hit.number), hit)
     top = list(best.values())[:MAX_SIMILAR]
-    fixed = [s for s in top if s.resolved and _has_resolution(s)]
+    fixed = [s for s in top if s.resolved]
     return fixed, [s for s in top if s not in fixed]
 
 
-def _has_resolution(similar: Similar) -> bool:
-    text = similar.resolution.strip().lower()
-    return bool(text) and text != "unresolved"
-
-
 def similar_line(similar: Similar, own_repo: str, allowed: frozenset[str], with_resolution: bool) -> str:
-    """``- [#123](url) (Colossal-AI) title — resolution``; the URL is built here, never echoed."""
-    url = sanitize.issue_url(similar.repo, similar.number)
-    if url and sanitize.allowed_link(url, allowed):
+    """``- [#123](url) (Colossal-AI) title — resolution``; the URL is built here, never echoed.
+    Issues of other repositories are linked through GitHub's redirect host, so the comment does
+    not write "mentioned this issue" on their timelines (``sanitize.reference_url``)."""
+    url = sanitize.reference_url(similar.repo, similar.number, own_repo)
+    if url and sanitize.allowed_link(url, allowed, own_repo=own_repo):
         ref = f"[#{similar.number}]({url})"
     else:
         ref = f"issue {similar.number}"  # no "#": an unlinked reference must not autolink either
@@ -166,17 +177,21 @@ def missing_lines(triage: Triage) -> list[str]:
 
 
 def evidence_lines(triage: Triage) -> list[str]:
-    """Per confident label, the snippets of the report that point to it (inline code) and how many
-    of the similar issues shown carry the same label, so maintainers can see why."""
+    """Per confident label, facts about the environment (prose), the snippets of the report that
+    point to it (inline code) and how many of the similar issues shown carry the same label, so
+    maintainers can see why."""
     lines, seen = [], set()
     for dimension, title in _DIM_LABELS.items():
-        quotes = [q for q in triage.prediction(dimension).evidence if sanitize.inert_quote(q)]
+        pred = triage.prediction(dimension)
+        facts = [f for f in pred.facts[:MAX_EVIDENCE] if f not in seen]
+        quotes = [q for q in pred.evidence if sanitize.inert_quote(q)]
         snippets = [q for q in quotes[:MAX_EVIDENCE] if q not in seen]
-        seen.update(snippets)  # a line quoted once is not repeated under the next label
+        seen.update(facts + snippets)  # said once, not repeated under the next label
         agree = _neighbour_agreement(triage, dimension)
-        if choice(triage, dimension) and (snippets or agree):
+        if choice(triage, dimension) and (facts or snippets or agree):
+            prose = "; ".join(sanitize.safe_inline(f, 160) for f in facts)
             quoted = ", ".join(sanitize.safe_code(s, 100) for s in snippets)
-            lines.append(f"- {title}: " + "; ".join(p for p in (quoted, agree) if p))
+            lines.append(f"- {title}: " + "; ".join(p for p in (prose, quoted, agree) if p))
     return lines
 
 

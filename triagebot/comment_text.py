@@ -62,5 +62,5 @@ def _evidence(triage: Triage) -> list[str]:
     return [
         f"{dim}: {sanitize.plain(snippet, 120)}"
         for dim in taxonomy.DIMENSIONS
-        for snippet in triage.prediction(dim).evidence[:3]
+        for snippet in (triage.prediction(dim).facts + triage.prediction(dim).evidence)[:3]
     ]

@@ -5,12 +5,23 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from triagebot import taxonomy
 
 MAX_TITLE_CHARS = 1_000
 MAX_BODY_CHARS = 262_144  # GitHub caps bodies at 65,536 chars; we accept more from files and cut later
+# How summaries of issues without a fix begin. The stored resolutions are written by people and
+# models, so "unresolved in the excerpt" or "No real answer; ..." mean the same as "unresolved".
+UNKNOWN_RESOLUTION_PREFIXES = (
+    "unresolved", "no real answer", "no answer", "no resolution", "unknown", "n/a", "not resolved",
+)
+
+
+def known_resolution(text: str | None) -> bool:
+    """True when ``text`` says how an issue was fixed; the one test behind every "resolved"."""
+    cleaned = (text or "").strip().lower()
+    return bool(cleaned) and not cleaned.startswith(UNKNOWN_RESOLUTION_PREFIXES)
 
 
 class Issue(BaseModel):
@@ -88,8 +99,7 @@ class IndexedIssue(BaseModel):
     @property
     def resolved(self) -> bool:
         """Offered as "how it was fixed" only when closed as completed with a known resolution."""
-        known = bool(self.resolution) and self.resolution.strip().lower() != "unresolved"
-        return known and self.state == "closed" and self.close_reason in ("completed", "unknown")
+        return known_resolution(self.resolution) and self.state == "closed" and self.close_reason in ("completed", "unknown")
 
 
 class LabelledIssue(Issue):
@@ -130,6 +140,9 @@ class Prediction(BaseModel):
     abstained: bool = False
     alternatives: list[tuple[str, float]] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
+    # Conclusions drawn from the detected environment ("PyTorch was built with CUDA 11.8, but nvcc
+    # reports CUDA 12.1"): shown as prose, while ``evidence`` holds quotes of the reporter's text.
+    facts: list[str] = Field(default_factory=list)
 
 
 class Environment(BaseModel):
@@ -176,6 +189,14 @@ class Similar(BaseModel):
     resolved: bool
     cross_repo: bool = False
     status: LabelStatus = "confirmed"
+
+    @model_validator(mode="after")
+    def _resolved_needs_resolution(self) -> "Similar":
+        """A neighbour flagged resolved whose resolution says nothing (from an older index or a
+        refiner) is not offered as "how it was fixed"."""
+        if self.resolved and not known_resolution(self.resolution):
+            self.resolved = False
+        return self
 
 
 class Triage(BaseModel):

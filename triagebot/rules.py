@@ -17,6 +17,7 @@ import numpy as np
 from triagebot import taxonomy
 from triagebot.models import Environment
 from triagebot.signatures import FIX_OF_ROOT_CAUSE, SIGNALS
+from triagebot.text import error_lines
 
 MAX_CHARS = 100_000
 MAX_COUNT = 20  # occurrences beyond this add nothing and cost time
@@ -43,6 +44,19 @@ FEATURE_NAMES: list[str] = (
     + [f"last_error:{name}" for name in _LAST_ERROR_SIGNALS]
     + _ENV_FEATURES
 )
+# Labels about versions: only for these may a bare version list ("- deepspeed 0.12.3, torch 2.1.0,
+# CUDA 12.1") be quoted as evidence; for any other label it is the template's system info, not why.
+VERSION_LABELS = frozenset({"R1.1", "R2.2", "R3.4", "R5.3", "F2"})
+_VERSION_ITEM = re.compile(r"^[A-Za-z][\w .+/()\-]{0,60}?[\s:=.]+v?\d+(?:\.\d+)*[\w.+\-]*$")
+_BULLET = re.compile(r"^[\s\-*•>]+")
+# A failed build, install or compile said in words ("fails to build", "Error building extension").
+_BUILD_FAILURE = re.compile(
+    r"\b(?:fail\w*|error\w*|unable|cannot|can't|could ?n[o']t)\W+(?:\w+\W+){0,3}?"
+    r"(?:build|compil|install)|\b(?:build|compil\w*|install\w*)\W+(?:\w+\W+){0,2}?(?:fail|error)",
+    re.I,
+)
+# With torch built for another CUDA than nvcc, a build/install context makes the mismatch the cause.
+MISMATCH_BUILD_VOTES = (("S1", 3.0), ("1.1", 3.0), ("R1.1", 3.0), ("F2", 2.0))
 _EXCEPTION_LINE = re.compile(r"^[^\n]{0,200}?\b[A-Z]\w{0,60}?(?:Error|Exception|Failure)\b:?[^\n]{0,300}$", re.M)
 
 
@@ -167,7 +181,28 @@ def _scores(hits: Hits, env: Environment) -> dict[str, float]:
     if env.cuda_mismatch():
         for label_id, weight in (("S1", 1.0), ("1.1", 1.0), ("R1.1", 3.0), ("F2", 2.0)):
             scores[label_id] = scores.get(label_id, 0.0) + weight
+        if _build_context(hits):
+            for label_id, weight in MISMATCH_BUILD_VOTES:
+                scores[label_id] = scores.get(label_id, 0.0) + weight
     return scores
+
+
+def decisive(text: str, env: Environment) -> bool:
+    """Torch built for one CUDA, nvcc another, while something is built or installed: whatever the
+    reporter was doing around it (loading a model, a dataset), the build of the CUDA ops fails."""
+    return env.cuda_mismatch() and _build_context(_hits(_bounded(text)))
+
+
+def _build_context(hits: Hits) -> bool:
+    """The report is about building or installing: compiler or packaging output, the op builder
+    named in the title or final error, or a failed build said in words. A pasted ds_report lists
+    ops and nvcc on every report, so op names in the body alone do not count."""
+    if hits.body["build_compiler"] or hits.body["build_tooling"]:
+        return True
+    if hits.in_title["build_ops"] or _BY_NAME["build_ops"].pattern.search(hits.last_error) or \
+            "op_builder" in hits.text:
+        return True
+    return bool(_BUILD_FAILURE.search(hits.text))
 
 
 def _best(dimension: str, candidates: list[str], scores: dict[str, float]) -> str:
@@ -203,15 +238,15 @@ def distributed(text: str, env: Environment) -> bool:
 
 
 def evidence(text: str, dimension: str, label_id: str, limit: int = 2) -> list[str]:
-    """Short snippets of ``text`` (error lines, config names) that support ``label_id``."""
+    """Short quotes of ``text`` (error lines, config names) that support ``label_id``."""
     if limit <= 0 or taxonomy.label(dimension, label_id) is None:
         return []
     hits = _hits(_bounded(text))
     supporters = sorted((s for s in SIGNALS if s.votes.get(label_id, 0) > 0),
                         key=lambda s: -s.votes[label_id])
-    found: list[str] = _env_evidence(hits.text, label_id)
+    found: list[str] = []
     for signal in supporters:
-        line = _matching_line(hits, signal.name, found)
+        line = _matching_line(hits, signal.name, found, versions=label_id in VERSION_LABELS)
         if line:
             found.append(line)
         if len(found) >= limit:
@@ -219,10 +254,12 @@ def evidence(text: str, dimension: str, label_id: str, limit: int = 2) -> list[s
     return found[:limit]
 
 
-def _env_evidence(text: str, label_id: str) -> list[str]:
-    if label_id not in ("S1", "1.1", "R1.1", "F2"):
+def facts(text: str, dimension: str, label_id: str) -> list[str]:
+    """Conclusions from the detected environment that support ``label_id``, in our own words
+    (shown as prose, unlike the quotes of ``evidence``)."""
+    if label_id not in ("S1", "1.1", "R1.1", "F2") or taxonomy.label(dimension, label_id) is None:
         return []
-    env = _environment(text)
+    env = _environment(_bounded(text))
     if not env.cuda_mismatch():
         return []
     return [f"PyTorch was built with CUDA {env.cuda_torch}, but nvcc reports CUDA {env.cuda_nvcc}"]
@@ -235,14 +272,29 @@ def _environment(text: str) -> Environment:
     return extract(text)
 
 
-def _matching_line(hits: Hits, name: str, taken: list[str]) -> str | None:
-    """The last recorded line where the signal fires (logs end with what matters), not yet taken."""
-    text = hits.text
+def _matching_line(hits: Hits, name: str, taken: list[str], versions: bool = False) -> str | None:
+    """A line where the signal fires, not yet taken: the last error-looking one (logs end with
+    what matters), else the last one. Bare version lists are skipped unless ``versions``: the
+    system-info line matches many keywords but explains nothing about other labels."""
+    candidates = []
+    for line in _lines_of(hits, name):
+        snippet = line if len(line) <= SNIPPET_CHARS else line[: SNIPPET_CHARS - 1] + "…"
+        if snippet and snippet not in taken and (versions or not version_list(line)):
+            candidates.append((line, snippet))
+    errors = [snippet for line, snippet in candidates if error_lines(line, 1)]
+    return (errors or [snippet for _, snippet in candidates] or [None])[0]
+
+
+def _lines_of(hits: Hits, name: str) -> list[str]:
+    text, lines = hits.text, []  # the lines holding the signal's matches, last first
     for match_start, match_end in reversed(hits.spans[name]):
         start = text.rfind("\n", 0, match_start) + 1
         end = text.find("\n", match_end)
-        line = " ".join(text[start: end if end >= 0 else len(text)].split())
-        snippet = line if len(line) <= SNIPPET_CHARS else line[: SNIPPET_CHARS - 1] + "…"
-        if snippet and snippet not in taken:
-            return snippet
-    return None
+        lines.append(" ".join(text[start: end if end >= 0 else len(text)].split()))
+    return lines
+
+
+def version_list(line: str) -> bool:
+    """A line that only lists versions ("- deepspeed 0.12.3, torch 2.1.0+cu121, CUDA 12.1")."""
+    items = [i.strip() for i in re.split(r"[,;|]", _BULLET.sub("", line)) if i.strip()]
+    return bool(items) and all(_VERSION_ITEM.match(i) for i in items)

@@ -33,12 +33,13 @@ _REFERENCE = re.compile(r"#(?=\d)")
 _GH_REFERENCE = re.compile(r"\b(GH)-(?=\d)", re.I)
 _LINK_PLACEHOLDER = "[link removed]"
 
-# One-character Markdown/HTML escapes. ``&`` matters: ``&#64;user`` renders as a live mention.
+# One-character Markdown/HTML escapes. ``&`` matters: ``&#64;user`` renders as a live mention;
+# ``$`` would open GitHub math, so a title like "loss $x^{2}$" renders as a formula.
 _ESCAPES = {
     "&": "&amp;",
     "<": "&lt;",
     ">": "&gt;",
-    **{c: "\\" + c for c in "\\[]()*_`|!~"},
+    **{c: "\\" + c for c in "\\[]()*_`|!~$"},
 }
 ELLIPSIS = "…"
 
@@ -62,6 +63,8 @@ _DOC_HOSTS: dict[str, tuple[str, ...]] = {
     "docs.nvidia.com": ("/megatron-core/",),
     "pytorch.org": ("/docs/",),
 }
+REDIRECT_HOST = "redirect.github.com"  # GitHub's own link host that creates no backlinks
+_THREAD_KINDS = ("issues", "pull", "pulls", "discussions")
 _SAFE_PATH = re.compile(r"^/[A-Za-z0-9._~/\-]*$")
 _SAFE_FRAGMENT = re.compile(r"^[A-Za-z0-9._\-]*$")
 _REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9\-]{0,38})/[A-Za-z0-9._\-]{1,100}$")
@@ -209,11 +212,15 @@ def valid_repo(repo: str) -> bool:
     return bool(_REPO.match(repo or "")) and ".." not in repo
 
 
-def allowed_link(url: str, allowed_repos: Iterable[str]) -> bool:
-    """True only for https links to an allowed repo on github.com or to a framework's docs.
+def allowed_link(url: str, allowed_repos: Iterable[str], own_repo: str | None = None) -> bool:
+    """True only for https links to an allowed repo on github.com (or its redirect host) or to a
+    framework's docs.
 
     No query strings (a classic exfiltration channel), no userinfo or ports, and only plain path
-    characters so the URL cannot break out of the Markdown link around it."""
+    characters so the URL cannot break out of the Markdown link around it. Given ``own_repo`` (the
+    repository the comment is posted in), a github.com link to an issue, pull request or
+    discussion must point into that repository: anywhere else it would write a "mentioned this
+    issue" entry on the other thread (see ``reference_url``)."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -226,7 +233,9 @@ def allowed_link(url: str, allowed_repos: Iterable[str]) -> bool:
     if not _SAFE_FRAGMENT.match(parts.fragment):
         return False
     host = parts.netloc.lower()
-    if host == "github.com":
+    if host == "github.com" and own_repo is not None and _is_thread(parts.path):
+        return _same_repo(parts.path, own_repo) and _allowed_github_path(parts.path, allowed_repos)
+    if host in ("github.com", REDIRECT_HOST):
         return _allowed_github_path(parts.path, allowed_repos)
     return any(parts.path.startswith(p) for p in _DOC_HOSTS.get(host, ()))
 
@@ -239,8 +248,29 @@ def _allowed_github_path(path: str, allowed_repos: Iterable[str]) -> bool:
     return any(repo == allowed.lower() for allowed in allowed_repos if valid_repo(allowed))
 
 
+def _is_thread(path: str) -> bool:
+    """An issue, pull request or discussion: the pages a github.com link cross-references."""
+    segments = path.strip("/").split("/")
+    return len(segments) >= 3 and segments[2] in _THREAD_KINDS
+
+
+def _same_repo(path: str, own_repo: str) -> bool:
+    return "/".join(path.strip("/").split("/")[:2]).lower() == own_repo.lower()
+
+
 def issue_url(repo: str, number: int) -> str | None:
     """The canonical issue URL, built by us (stored URL strings are never echoed)."""
     if not valid_repo(repo) or not isinstance(number, int) or number <= 0:
         return None
     return f"https://github.com/{repo}/issues/{number}"
+
+
+def reference_url(repo: str, number: int, own_repo: str) -> str | None:
+    """The URL a comment in ``own_repo`` links an issue by: canonical within the same repository
+    (maintainers want those backlinks), through GitHub's redirect host for any other repository.
+    GitHub writes no cross-reference for ``redirect.github.com`` links; Dependabot and Renovate
+    use that host for exactly this, so a neighbour in pytorch/pytorch gets no timeline entry."""
+    url = issue_url(repo, number)
+    if url is None or repo.lower() == (own_repo or "").lower():
+        return url
+    return url.replace("https://github.com/", f"https://{REDIRECT_HOST}/", 1)

@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 SIMILAR_SHOWN = 5
 MIN_SIMILARITY = 0.3  # cosine of all-MiniLM-L6-v2; below this neighbours are rarely related
 NEAR_DUPLICATE = 0.85
+# Share of the rules' verdict when it rests on a decisive signature (``rules.decisive``): the index
+# holds too few such reports for the learned model to weigh them, so the domain rule leads.
+DECISIVE_RULE_WEIGHT = 0.5
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
     "is_bug": {"yes": "Bug", "no": "Not a bug (question or feature request)"},
@@ -83,9 +86,10 @@ def predict(
     hierarchy, attach evidence."""
     linear = classifier.linear_proba(analysed.vector, analysed.features)
     dist = {dim: blend(linear[dim], knn_vote(index, hits, dim)) for dim in linear}
+    weight = DECISIVE_RULE_WEIGHT if rules.decisive(analysed.full, analysed.env) else RULE_WEIGHT
     for dim, rule_id in rules.classify(analysed.full, analysed.env).items():
         if dim in dist and rule_id != taxonomy.UNKNOWN:  # the error signatures get a say too
-            dist[dim] = blend(dist[dim], {rule_id: 1.0}, RULE_WEIGHT)
+            dist[dim] = blend(dist[dim], {rule_id: 1.0}, weight)
     stage = _prediction("stage", dist["stage"], analysed.full)
     preds = {"stage": stage}
     inside = {dim: within_stage(dist[dim], dim, stage.id) for dim in ("symptom", "root_cause")}
@@ -127,6 +131,7 @@ def _prediction(dimension: str, dist: dict[str, float], full: str, scale: float 
         abstained=confidence < THRESHOLDS[dimension],
         alternatives=[(k, round(float(v * scale), 4)) for k, v in ranked[1:4]],
         evidence=rules.evidence(full, dimension, best) if dimension not in BINARY else [],
+        facts=rules.facts(full, dimension, best) if dimension not in BINARY else [],
     )
 
 
