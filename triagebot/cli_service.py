@@ -40,15 +40,13 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     """GitHub does not redeliver failed deliveries by itself; this does, within its 3-day window."""
     from triagebot.config import ConfigError, Settings
     from triagebot.github import app_client
+    from triagebot.housekeeping import redeliver_failed
 
     settings = Settings.from_env()
     if not (settings.app_id and settings.private_key.get_secret_value()):
         raise ConfigError("reconcile needs TRIAGEBOT_APP_ID and TRIAGEBOT_PRIVATE_KEY(_PATH)")
-    client = app_client(settings)
-    failed = client.list_failed_deliveries()
+    failed = redeliver_failed(app_client(settings), dry_run=args.dry_run)
     for delivery in failed:
-        if not args.dry_run:
-            client.redeliver(delivery.id)
         print(f"{'would redeliver' if args.dry_run else 'redelivered'} {delivery.id} "
               f"({delivery.event}, {delivery.guid})")
     print(f"{len(failed)} failed deliveries")

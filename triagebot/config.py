@@ -35,6 +35,7 @@ class Settings(BaseModel):
     # LLM's own settings (TRIAGEBOT_LLM_*) are read and validated by llm.LLMSettings alone
     admin_token: SecretStr = SecretStr("")
     github_token: SecretStr = SecretStr("")
+    reconcile_interval: float = Field(default=3600.0, ge=0)  # seconds; 0 = no periodic upkeep
 
     @property
     def bot_login(self) -> str:
@@ -81,6 +82,7 @@ ENV_VARS = {
     "TRIAGEBOT_PRIVATE_KEY": "private_key",
     "TRIAGEBOT_GITHUB_API_URL": "github_api_url",
     "TRIAGEBOT_GITHUB_TOKEN": "github_token",
+    "TRIAGEBOT_RECONCILE_INTERVAL": "reconcile_interval",
     "TRIAGEBOT_DB": "db",
     "TRIAGEBOT_INDEX": "index",
     "TRIAGEBOT_QUEUE_URL": "queue_url",

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from flask import Flask
 
-from triagebot import comment, handlers
+from triagebot import comment, handlers, housekeeping
 from triagebot.config import Settings
 from triagebot.handlers import Deps
 from triagebot.models import Triage
@@ -97,7 +97,21 @@ def run_workers(settings: Settings, count: int, stop: threading.Event | None = N
     store = Store(settings.db)
     deps = build_deps(settings, store, **overrides)
     stop = stop or threading.Event()
+    housekeeping.start(store, _app_client_factory(settings), settings.reconcile_interval, stop)
     return start_threads(lambda: make_worker(settings, deps), count, stop)
+
+
+def _app_client_factory(settings: Settings) -> Callable[[], Any] | None:
+    """Reconciling needs the App's own credentials; without them only the purge runs."""
+    if not (settings.app_id and settings.private_key.get_secret_value()):
+        return None
+
+    def make() -> Any:
+        from triagebot.github import app_client
+
+        return app_client(settings)
+
+    return make
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
