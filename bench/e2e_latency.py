@@ -24,25 +24,13 @@ import time
 import urllib.request
 from pathlib import Path
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-
 from _common import DATA, ROOT, machine, table
 
 sys.path.insert(0, str(ROOT))
-from tests.github_fake import FakeGitHub  # noqa: E402
+from tests.github_fake import FakeGitHub, app_key_pair  # noqa: E402
 
 SECRET = "bench-secret"
 REPO = "bench-org/bench-repo"
-
-
-def _keys() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    return private, public
 
 
 def _port() -> int:
@@ -74,7 +62,7 @@ def main() -> None:
     parser.add_argument("--interval", type=float, default=2.0)
     args = parser.parse_args()
     records = [json.loads(line) for line in DATA.read_text().splitlines()[: args.issues]]
-    private, public = _keys()
+    private, public = app_key_pair()
     fake = FakeGitHub(app_public_key=public)
     fake.start()
     fake.add_label(REPO, "triage: needs-review")

@@ -29,6 +29,20 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 Response = tuple[int, dict[str, str], Any]
 
 
+def app_key_pair() -> tuple[str, str]:
+    """A fresh RSA key pair for a test App: (private PEM for triagebot, public PEM for the fake,
+    which checks the App JWT with it)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption()).decode()
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    return private, public
+
+
 @dataclass
 class Recorded:
     method: str

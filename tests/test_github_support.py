@@ -5,10 +5,8 @@ from types import SimpleNamespace
 from typing import Iterator
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
-from tests.github_fake import FakeGitHub
+from tests.github_fake import FakeGitHub, app_key_pair
 from triagebot.github import PyGithubPort, installation_port
 
 START = 1_800_000_000.0
@@ -33,12 +31,7 @@ class FakeClock:
 
 @pytest.fixture(scope="session")
 def rsa_pair() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                serialization.NoEncryption()).decode()
-    public = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                           serialization.PublicFormat.SubjectPublicKeyInfo).decode()
-    return private, public
+    return app_key_pair()
 
 
 @pytest.fixture

@@ -42,6 +42,7 @@ def browser():
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(executable_path=str(DRIVER)))
     driver.set_page_load_timeout(20)
+    driver.implicitly_wait(10)  # a click returns before the next page is parsed
     try:
         yield driver
     finally:
