@@ -59,8 +59,12 @@ def _similar(similar: Similar) -> str:
 
 
 def _evidence(triage: Triage) -> list[str]:
-    return [
-        f"{dim}: {sanitize.plain(snippet, 120)}"
-        for dim in taxonomy.DIMENSIONS
-        for snippet in (triage.prediction(dim).facts + triage.prediction(dim).evidence)[:3]
-    ]
+    """Each supporting line once, under the first dimension it supports (as in the comment)."""
+    lines, seen = [], set()
+    for dim in taxonomy.DIMENSIONS:
+        prediction = triage.prediction(dim)
+        for snippet in (prediction.facts + prediction.evidence)[:3]:
+            if snippet not in seen:
+                seen.add(snippet)
+                lines.append(f"{dim}: {sanitize.plain(snippet, 120)}")
+    return lines
