@@ -123,7 +123,8 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
     settings.require_serving()
     stop = threading.Event()
     count = settings.workers if workers is None else workers
-    run_workers(settings, count, stop, **overrides)
+    if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
+        run_workers(settings, count, stop, **overrides)
     try:
         run_simple(host, port, create_wsgi(settings), threaded=True)
     finally:
