@@ -74,11 +74,20 @@ def cmd_sync(args: argparse.Namespace) -> int:
     store = Store(args.db) if args.db else None
     state_file = args.state_file or default_state_path(index_dir, args.repo)
     syncer = Syncer(port_for_repo(args.repo), engine, args.repo, state_file, since=_since(args.since),
-                    store=store, progress=lambda m: print(m, file=sys.stderr, flush=True))
+                    store=store, progress=lambda m: print(m, file=sys.stderr, flush=True),
+                    summarize=_summarizer())
     state = syncer.run()
     print(f"{args.repo}: {state.ingested} issues indexed ({state.confirmed} confirmed, "
           f"{state.predicted} predicted), {state.skipped} already known; index {index_dir}")
     return 0
+
+
+def _summarizer() -> Any:
+    """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract."""
+    from triagebot.llm import build_refiner
+
+    llm = build_refiner(os.environ)
+    return llm.summarize_resolution if llm is not None else None
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from triagebot import combine, llm_answer, llm_prompt
+from triagebot import combine, llm_answer, llm_prompt, llm_summary
 from triagebot.llm_store import AnswerCache, Budget, Clock, LLMStats, StatsRecorder, cache_key
 from triagebot.models import Issue, Similar, Triage
 
@@ -138,6 +138,25 @@ class LLMClassifier:
         note = f"llm: fell back to offline triage ({reason}{': ' + detail if detail else ''})"
         return offline.model_copy(update={"notes": offline.notes + [note]})
 
+    def summarize_resolution(self, issue_title: str, discussion: str) -> str | None:
+        """One sanitised sentence on how a closed issue was resolved, or None (any failure, an
+        unsafe answer): ``index sync`` then keeps its offline extract. Never raises."""
+        try:
+            prompt = llm_summary.build(self.settings.prompts_dir, issue_title, discussion,
+                                       self.settings.secret_values)
+            key = cache_key(self.settings.model, prompt.version, prompt.system, prompt.user)
+            content = self._cache.get(key)
+            if content is None and not self._budget.take("resolution-summary"):
+                raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
+            if content is None:
+                content = self._ask(prompt.messages(), time.monotonic() + self.settings.timeout, True)
+                self._cache.put(key, content or "")
+            return llm_summary.sanitised(content, self.settings.secret_values)
+        except Exception as exc:  # noqa: BLE001 - a summary is optional; the sync must go on
+            self._stats.fallback(getattr(exc, "reason", "unexpected"))
+            log.warning("llm resolution summary failed (%s); keeping the offline extract", exc)
+            return None
+
     def classify(
         self, issue: Issue, offline: Triage, neighbours: list[Similar]
     ) -> tuple[llm_prompt.Prompt, BaseModel]:
@@ -181,7 +200,7 @@ class LLMClassifier:
             raise LLMFailure(bad.reason, bad.detail) from None
         return answer
 
-    def _ask(self, messages: list[dict[str, str]], deadline: float) -> str | None:
+    def _ask(self, messages: list[dict[str, str]], deadline: float, plain: bool = False) -> str | None:
         """Send once, degrading the output format on 400 and retrying 429/5xx within the deadline."""
         retries = 0
         while True:
@@ -189,11 +208,11 @@ class LLMClassifier:
             if remaining <= 0.05:
                 raise LLMFailure("timeout", "no time left for another attempt")
             try:
-                return self._request(messages, remaining)
+                return self._request(messages, remaining, plain)
             except openai.APITimeoutError:
                 raise LLMFailure("timeout", f"no answer within {self.settings.timeout:g}s") from None
             except openai.BadRequestError as exc:
-                if self._format == FORMATS[-1]:
+                if plain or self._format == FORMATS[-1]:
                     raise LLMFailure("bad_request", f"HTTP 400 in {self._format} mode") from None
                 self._degrade_format(exc)
             except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
@@ -220,13 +239,13 @@ class LLMClassifier:
         log.info("llm %s; retry %d/%d in %.2fs", reason, retries, MAX_RETRIES, wait)
         self._sleep(wait)
 
-    def _request(self, messages: list[dict[str, str]], timeout: float) -> str | None:
+    def _request(self, messages: list[dict[str, str]], timeout: float, plain: bool = False) -> str | None:
         started = time.perf_counter()
         usage = None
         try:
             response = self._client.chat.completions.create(
                 model=self.settings.model, messages=messages, temperature=0,
-                max_tokens=self.settings.max_tokens, timeout=timeout, **self._format_kwargs(),
+                max_tokens=self.settings.max_tokens, timeout=timeout, **self._format_kwargs(plain),
             )
             usage = response.usage
             return response.choices[0].message.content if response.choices else None
@@ -237,11 +256,11 @@ class LLMClassifier:
             self._stats.call(latency, *tokens)
             log.debug("llm call %s: %.0f ms, tokens in/out %d/%d", self._format, latency * 1000, *tokens)
 
-    def _format_kwargs(self) -> dict[str, Any]:
-        if self._format == "json_schema":
+    def _format_kwargs(self, plain: bool = False) -> dict[str, Any]:
+        if self._format == "json_schema" and not plain:
             schema = {"name": "triage", "strict": True, "schema": llm_answer.json_schema()}
             return {"response_format": {"type": "json_schema", "json_schema": schema}}
-        if self._format == "json_object":
+        if self._format == "json_object" and not plain:  # plain: free text, e.g. summaries
             return {"response_format": {"type": "json_object"}}
         return {}
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel
 
-from triagebot import closed_issue, repo_config
+from triagebot import closed_issue, llm_summary, repo_config
 from triagebot.errors import RateLimited
 from triagebot.learning import ClosedEntry, LiveEngine, add_closed_issues, labels_of
 from triagebot.models import Issue
@@ -24,6 +24,7 @@ from triagebot.ports import GitHubPort, IssueState
 
 MAX_WAITS = 5  # consecutive rate-limit waits without progress before giving up (RELIABILITY 26)
 Progress = Callable[[str], None]
+Summarize = Callable[[str, str], "str | None"]  # (title, discussion) -> one sentence, or None
 
 
 class SyncState(BaseModel):
@@ -62,10 +63,10 @@ class Syncer:
     def __init__(self, port: GitHubPort, engine: LiveEngine, repo: str, state_path: Path, *,
                  since: datetime | None = None, store: Any = None,
                  sleep: Callable[[float], None] = time.sleep, progress: Progress = lambda _m: None,
-                 max_waits: int = MAX_WAITS) -> None:
+                 max_waits: int = MAX_WAITS, summarize: Summarize | None = None) -> None:
         self.port, self.engine, self.repo, self.state_path = port, engine, repo, state_path
         self.since, self.store, self.sleep, self.progress = since, store, sleep, progress
-        self.max_waits = max_waits
+        self.max_waits, self.summarize = max_waits, summarize
         self.state = SyncState.load(state_path, repo, since.isoformat() if since else None)
         self.pending: list[ClosedEntry] = []
         self.mapping: closed_issue.Mapping = {}
@@ -115,10 +116,18 @@ class Syncer:
         if labels is None:
             labels, is_bug, status = *self._predict(issue), "predicted"
         reason = closed_issue.close_reason(issue.state_reason)
-        resolution = closed_issue.resolution_line(comments) if reason in ("completed", "unknown") \
+        resolution = self._resolution(issue, comments) if reason in ("completed", "unknown") \
             else closed_issue.UNRESOLVED
         dup = closed_issue.duplicate_of(comments) if reason == "duplicate" else None
         return ClosedEntry(issue, labels, is_bug, resolution, status, dup)  # type: ignore[arg-type]
+
+    def _resolution(self, issue: IssueState, comments: list[Any]) -> str:
+        """The LLM's sanitised sentence when one is configured and answers, else the offline
+        extract. Only issues a maintainer explained are summarised: no reply, nothing to tell."""
+        offline = closed_issue.resolution_line(comments)
+        if self.summarize is None or offline == closed_issue.UNRESOLVED:
+            return offline
+        return self.summarize(issue.title, llm_summary.discussion(comments)) or offline
 
     def _predict(self, issue: IssueState) -> tuple[Any, bool]:
         triage = self.engine.triage(Issue(repo=issue.repo, number=issue.number,
