@@ -7,13 +7,14 @@ through it. Every request body is recorded in ``FakeLLM.requests``.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable, Iterator
 
 HOST = "127.0.0.1"
 
@@ -205,3 +206,24 @@ def neighbour(number: int, title: str = "CUDA out of memory with ZeRO-3", cross_
     return Similar(repo="org/repo", number=number, url=f"https://github.com/org/repo/issues/{number}",
                    title=title, score=0.8, labels=labels, resolution="Enabled CPU offload.",
                    resolved=True, cross_repo=cross_repo)
+
+
+@contextlib.contextmanager
+def classifier_factory(fake: FakeLLM, api_key: str, sleep: Callable[[float], None] = lambda _s: None,
+                       **defaults: Any) -> Iterator[Callable[..., Any]]:
+    """Builds LLMClassifiers pointed at ``fake`` (or another server) and closes them all after."""
+    from triagebot.llm import LLMClassifier, LLMSettings
+
+    made: list[Any] = []
+
+    def build(server: FakeLLM | None = None, **overrides: Any) -> Any:
+        values = {"model": "fake-model", "base_url": (server or fake).base_url, "api_key": api_key,
+                  "timeout": 5.0, **defaults, **overrides}
+        made.append(LLMClassifier(LLMSettings(**values), sleep=sleep))
+        return made[-1]
+
+    try:
+        yield build
+    finally:
+        for clf in made:
+            clf.close()

@@ -10,7 +10,7 @@ import pytest
 
 from test_service_handlers import Rig, command
 from test_service_support import BOT, issue_payload
-from triagebot import comment, handlers, taxonomy
+from triagebot import bot_comment, comment, handlers, taxonomy
 from triagebot.errors import Forbidden, TooLong, TransientError
 from triagebot.ports import CommentState
 
@@ -52,8 +52,8 @@ def test_fixqueue_5xx_post_found_again_under_a_misconfigured_slug(
 def test_fixqueue_slug_warning_is_logged_once_per_login(caplog: pytest.LogCaptureFixture) -> None:
     ours = CommentState(id=9, body=comment.MARKER + "\nx", author="once-only[bot]", author_type="Bot")
     with caplog.at_level(logging.WARNING, logger="triagebot.handlers"):
-        assert handlers.find_bot_comment([ours], BOT) == 9
-        assert handlers.find_bot_comment([ours], BOT) == 9
+        assert bot_comment.find_bot_comment([ours], BOT) == 9
+        assert bot_comment.find_bot_comment([ours], BOT) == 9
     assert sum("once-only[bot]" in r.getMessage() for r in caplog.records) == 1
 
 
@@ -62,8 +62,8 @@ def test_fixqueue_exact_login_wins_and_humans_are_never_ours() -> None:
     fake_bot = CommentState(id=2, body=comment.MARKER, author="mallory", author_type="Bot")
     other = CommentState(id=3, body=comment.MARKER, author="other[bot]", author_type="Bot")
     ours = CommentState(id=4, body=comment.MARKER, author=BOT, author_type="Bot")
-    assert handlers.find_bot_comment([human, fake_bot], BOT) is None
-    assert handlers.find_bot_comment([human, other, ours], BOT) == 4
+    assert bot_comment.find_bot_comment([human, fake_bot], BOT) is None
+    assert bot_comment.find_bot_comment([human, other, ours], BOT) == 4
 
 
 def test_fixqueue_another_apps_marker_comment_we_cannot_edit_gets_our_own(rig: Rig) -> None:

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from tests.llm_fake import FakeLLM, Reply, answer, neighbour, offline_triage
+from tests.llm_fake import FakeLLM, Reply, answer, classifier_factory, neighbour, offline_triage
 from triagebot import taxonomy
 from triagebot.llm import LLMClassifier, LLMConfigError, LLMSettings, build_refiner
 from triagebot.models import Issue
@@ -24,21 +24,16 @@ def fake():
 
 
 @pytest.fixture
-def make(fake, request):
-    made: list[LLMClassifier] = []
+def make(fake):
     sleeps: list[float] = []
+    with classifier_factory(fake, KEY, sleep=sleeps.append) as build_one:
 
-    def build(server: FakeLLM | None = None, **overrides) -> LLMClassifier:
-        values = {"model": "fake-model", "base_url": (server or fake).base_url, "api_key": KEY,
-                  "timeout": 5.0, **overrides}
-        clf = LLMClassifier(LLMSettings(**values), sleep=sleeps.append)
-        clf.sleeps = sleeps
-        made.append(clf)
-        return clf
+        def build(server: FakeLLM | None = None, **overrides) -> LLMClassifier:
+            clf = build_one(server, **overrides)
+            clf.sleeps = sleeps
+            return clf
 
-    yield build
-    for clf in made:
-        clf.close()
+        yield build
 
 
 def refine(clf: LLMClassifier, issue: Issue = ISSUE, neighbours=None):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from test_review_support import PagedGitHub, closed_issue, live_engine, make_index, reply
 
-from tests.llm_fake import FakeLLM, Reply
+from tests.llm_fake import FakeLLM, Reply, classifier_factory
 from triagebot import closed_issue as ci
 from triagebot import cli_maint, llm_summary
-from triagebot.llm import LLMClassifier, LLMSettings
+from triagebot.llm import LLMClassifier
 from triagebot.repo_config import CONFIG_PATH
 from triagebot.sync import Syncer
 
@@ -26,17 +26,8 @@ def fake():
 
 @pytest.fixture
 def make(fake):
-    made: list[LLMClassifier] = []
-
-    def build(**overrides) -> LLMClassifier:
-        values = {"model": "fake-model", "base_url": fake.base_url, "api_key": KEY,
-                  "timeout": 5.0, "secret_values": (KEY,), **overrides}
-        made.append(LLMClassifier(LLMSettings(**values), sleep=lambda _s: None))
-        return made[-1]
-
-    yield build
-    for clf in made:
-        clf.close()
+    with classifier_factory(fake, KEY, secret_values=(KEY,)) as build:
+        yield build
 
 
 def _sync(tmp_path, summarize=None) -> dict:

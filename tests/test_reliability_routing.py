@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_service_support import BOT, FakeEngine, FakeGitHub, issue_payload
-from triagebot import comment, handlers, redact, sanitize
+from triagebot import bot_comment, comment, handlers, redact, sanitize
 from triagebot.handlers import Deps
 from triagebot.queue import Queue
 from triagebot.routing import route
@@ -77,7 +77,7 @@ def test_another_bots_marker_comment_is_not_taken_for_ours() -> None:
     spoofs = [CommentState(id=1, body=comment.MARKER, author="triagebot", author_type="User"),
               CommentState(id=2, body="x " + comment.MARKER, author="evil[bot]", author_type="Bot"),
               CommentState(id=3, body=comment.MARKER, author="evil", author_type="Bot")]
-    assert handlers.find_bot_comment(spoofs, BOT) is None
+    assert bot_comment.find_bot_comment(spoofs, BOT) is None
     # a Bot comment that starts with our marker is taken for ours (a misconfigured slug); if it
     # is another App's, GitHub refuses the edit and we post our own (test_fixqueue_comments.py)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from test_service_support import BOT, FakeEngine, FakeGitHub, issue_payload
-from triagebot import comment, handlers
+from triagebot import bot_comment, comment, handlers
 from triagebot.errors import NotFound, RateLimited, TooLong, TransientError
 from triagebot.handlers import Deps
 from triagebot.queue import Queue
@@ -89,7 +89,7 @@ def test_marker_copied_by_someone_else_is_not_ours(rig: Rig) -> None:
 
     quoted = CommentState(id=5, body="see " + comment.MARKER, author="mallory[bot]", author_type="Bot")
     human = CommentState(id=6, body=comment.MARKER + " spoof", author="mallory")
-    assert handlers.find_bot_comment([quoted, human], BOT) is None
+    assert bot_comment.find_bot_comment([quoted, human], BOT) is None
 
 
 def test_own_comment_and_label_events_cause_zero_writes(rig: Rig) -> None:

@@ -12,7 +12,6 @@ from typing import Any, Callable, Protocol
 from pydantic import ValidationError
 
 from triagebot import bot_comment, comment, corrections, policy, repo_config
-from triagebot.bot_comment import find_bot_comment  # noqa: F401  (re-exported for callers)
 from triagebot.errors import QuotaPaused
 from triagebot.models import Issue, Labels, Triage
 from triagebot.ports import GitHubPort, IssueState
