@@ -14,6 +14,7 @@ from typing import Any, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(os.environ.get("TRIAGEBOT_BENCH_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl")))
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 
 def machine() -> str:

@@ -3,7 +3,7 @@
     .venv/bin/python bench/e2e_latency.py [--issues 20] [--interval 2.0]
 
 Starts ``triagebot serve`` (real engine, shipped seed index, SQLite queue, 1 worker) as a child
-process against the local fake GitHub (tests/github_fake.py, which PyGithub talks to over HTTP),
+process against the local fake GitHub (tests/support/github_fake.py, which PyGithub talks to over HTTP),
 then sends signed ``issues.opened`` deliveries for dev-set issues one every ``--interval`` seconds
 and measures, per delivery, the acknowledgement time and the time until the bot's comment exists
 on the fake. Each delivery uses its own installation, so the per-installation write pacing
@@ -22,12 +22,12 @@ import sys
 import tempfile
 import time
 import urllib.request
-from pathlib import Path
 
 from _common import DATA, ROOT, machine, table
 
 sys.path.insert(0, str(ROOT))
-from tests.github_fake import FakeGitHub, app_key_pair  # noqa: E402
+sys.path.insert(0, str(ROOT / "tests"))
+from support.github_fake import FakeGitHub, app_key_pair  # noqa: E402
 
 SECRET = "bench-secret"
 REPO = "bench-org/bench-repo"
@@ -74,7 +74,7 @@ def main() -> None:
            "TRIAGEBOT_PRIVATE_KEY": private, "TRIAGEBOT_GITHUB_API_URL": fake.base_url,
            "TRIAGEBOT_DB": f"{tmp}/bench.sqlite3", "TRIAGEBOT_INDEX": str(ROOT / "index"),
            "TRIAGEBOT_WORKERS": "1"}
-    server = subprocess.Popen([sys.executable, "-m", "triagebot.cli", "serve", "--port", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "triagebot", "serve", "--port", str(port)],
                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -32,7 +32,7 @@ def clustered(n: int, rng: np.random.Generator, centres: np.ndarray) -> np.ndarr
 
 
 def items(start: int, n: int) -> list:
-    from triagebot.models import IndexedIssue, Labels
+    from triagebot.domain.models import IndexedIssue, Labels
 
     labels = Labels(stage="S4", symptom="4.1")
     return [IndexedIssue(repo="bench/repo", number=i, url=f"https://github.com/bench/repo/issues/{i}",
@@ -45,7 +45,7 @@ def exact_top(vectors: np.ndarray, queries: np.ndarray, k: int) -> np.ndarray:
 
 
 def run(n: int, n_queries: int) -> list:
-    from triagebot.index import IssueIndex
+    from triagebot.engine.index import IssueIndex
 
     rng = np.random.default_rng(0)
     centres = rng.standard_normal((5000, DIM)).astype(np.float32)

@@ -20,8 +20,8 @@ FULL, QUERIES = 96, 40
 
 def texts() -> tuple[list[str], list[str]]:
     """Dev-set signal texts, and long texts made of them that fill the 256-token window."""
-    from triagebot import text
-    from triagebot.dataset import read_labelled
+    from triagebot.text import signal as text
+    from triagebot.engine.dataset import read_labelled
 
     records = read_labelled(DATA)
     signals = [text.signal_text(r.title, r.body) or "empty issue" for r in records]
@@ -31,7 +31,7 @@ def texts() -> tuple[list[str], list[str]]:
 
 
 def child(backend: str, runs: int) -> dict:
-    from triagebot.embed import default_embedder
+    from triagebot.engine.embed import default_embedder
 
     signals, full = texts()
     start = time.perf_counter()

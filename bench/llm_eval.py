@@ -4,7 +4,7 @@
 
 Builds an index from 80% of the labelled issues (seeded split), evaluates the other 20% with the
 offline engine and again with the LLM refiner. Without --base-url it starts the local
-OpenAI-compatible fake (tests/llm_fake.py, deterministic keyword answers): that measures the
+OpenAI-compatible fake (tests/support/llm_fake.py, deterministic keyword answers): that measures the
 plumbing and the combination rule, not a real model's quality."""
 from __future__ import annotations
 
@@ -17,13 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from triagebot import evaluate  # noqa: E402
-from triagebot.build import build_index  # noqa: E402
-from triagebot.classify import THRESHOLDS  # noqa: E402
-from triagebot.dataset import read_labelled  # noqa: E402
-from triagebot.embed import MiniLMEmbedder  # noqa: E402
-from triagebot.llm import build_refiner  # noqa: E402
-from triagebot.triage import Engine  # noqa: E402
+from triagebot.engine import evaluate  # noqa: E402
+from triagebot.engine.build import build_index  # noqa: E402
+from triagebot.engine.classify import THRESHOLDS  # noqa: E402
+from triagebot.engine.dataset import read_labelled  # noqa: E402
+from triagebot.engine.embed import MiniLMEmbedder  # noqa: E402
+from triagebot.llm.client import build_refiner  # noqa: E402
+from triagebot.engine.triage import Engine  # noqa: E402
 
 DIMS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
 
@@ -45,7 +45,7 @@ def main() -> None:
     with ExitStack() as stack:
         base_url = args.base_url
         if not base_url:
-            from tests.llm_fake import FakeLLM
+            from support.llm_fake import FakeLLM
 
             base_url = stack.enter_context(FakeLLM(model=args.model)).base_url
         env = {"TRIAGEBOT_LLM_BASE_URL": base_url, "TRIAGEBOT_LLM_MODEL": args.model,

@@ -1,4 +1,4 @@
-"""Offline end-to-end triage latency per embedder backend (``triagebot.bench.bench_triage``, what
+"""Offline end-to-end triage latency per embedder backend (``triagebot.cli.bench.bench_triage``, what
 ``triagebot bench triage`` runs).
 
     .venv/bin/python bench/triage_latency.py [--runs 3] [--limit 300] [--index DIR]
@@ -17,8 +17,8 @@ from _common import DATA, ROOT, machine, median, run_json, table
 
 
 def _one(args: argparse.Namespace, env: dict[str, str]) -> dict:
-    code = ("import json, sys; from pathlib import Path; from triagebot.bench import bench_triage;"
-            "from triagebot.dataset import read_labelled;"
+    code = ("import json, sys; from pathlib import Path; from triagebot.cli.bench import bench_triage;"
+            "from triagebot.engine.dataset import read_labelled;"
             "print(json.dumps(bench_triage(Path(sys.argv[1]), read_labelled(sys.argv[2])[:int(sys.argv[3])])))")
     return run_json(["-c", code, args.index, str(DATA), str(args.limit)], env=env)
 

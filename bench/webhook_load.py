@@ -21,7 +21,6 @@ import tempfile
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import numpy as np
 
@@ -40,7 +39,7 @@ class MemoryPort:
         self.issues = issues
 
     def get_issue(self, repo, number):  # type: ignore[no-untyped-def]
-        from triagebot.ports import IssueState
+        from triagebot.github.port import IssueState
 
         title, body = self.issues[number % len(self.issues)]
         return IssueState(repo=repo, number=number, title=title, body=body,
@@ -75,7 +74,7 @@ class FixedEngine:
     """Answers instantly with one fixed triage: isolates the queue and handlers from the model."""
 
     def __init__(self) -> None:
-        from triagebot.models import Prediction, Triage
+        from triagebot.domain.models import Prediction, Triage
 
         p = Prediction(id="unknown", name="Unknown", confidence=0.0, abstained=True)
         self.answer = Triage(stage=p, symptom=p, root_cause=p, fix_pattern=p,
@@ -86,8 +85,8 @@ class FixedEngine:
 
 
 def _wiring(db: str, engine: str) -> tuple:  # type: ignore[type-arg]
-    from triagebot.config import Settings
-    from triagebot.dataset import read_labelled
+    from triagebot.settings import Settings
+    from triagebot.engine.dataset import read_labelled
 
     records = read_labelled(DATA)
     gh = MemoryPort({i: (r.title, r.body) for i, r in enumerate(records)})
@@ -100,7 +99,7 @@ def _wiring(db: str, engine: str) -> tuple:  # type: ignore[type-arg]
 
 def serve_child(port: int, db: str, engine: str, workers: int) -> None:
     """What ``triagebot serve`` runs (werkzeug + embedded worker threads)."""
-    from triagebot import server
+    from triagebot.service import wiring as server
 
     settings, overrides = _wiring(db, engine)
     server.serve(settings, "127.0.0.1", port, workers=workers, **overrides)
@@ -108,7 +107,7 @@ def serve_child(port: int, db: str, engine: str, workers: int) -> None:
 
 def work_child(db: str, engine: str, workers: int) -> None:
     """What ``triagebot worker`` runs, at lower CPU priority than the receiver."""
-    from triagebot import server
+    from triagebot.service import wiring as server
 
     os.nice(10)
     settings, overrides = _wiring(db, engine)
@@ -170,7 +169,7 @@ def _free_port() -> int:
 
 def deliveries(n: int, first: int = 1) -> list[tuple[bytes, dict[str, str]]]:
     """Signed issues.opened deliveries, prepared before the clock starts."""
-    from triagebot.webhook import sign
+    from triagebot.service.signature import sign
 
     out = []
     for number in range(first, first + n):

@@ -2,7 +2,7 @@
 workers with threads answer GitHub in milliseconds; triage runs in the separate worker service."""
 import os
 
-wsgi_app = "triagebot.server:wsgi()"
+wsgi_app = "triagebot.service.wiring:wsgi()"
 bind = os.environ.get("TRIAGEBOT_BIND", "0.0.0.0:8080")
 workers = int(os.environ.get("GUNICORN_WORKERS", "2"))
 threads = int(os.environ.get("GUNICORN_THREADS", "4"))

@@ -1,0 +1,74 @@
+"""The ONNX embedders give the torch model's vectors; selection by TRIAGEBOT_EMBEDDER."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from triagebot.engine import embed
+
+TEXTS = [
+    "RuntimeError: NCCL error in ProcessGroupNCCL.cpp: unhandled system error, NCCL version 2.18",
+    "ZeRO stage 3 out of memory when saving checkpoint with deepspeed 0.12 on 8 x A100",
+    "How do I set tensor model parallel size with pipeline parallelism in Megatron-LM?",
+    "hang " * 400,  # longer than the 256-token window
+    "empty issue",  # what the pipeline embeds for an issue with no text
+]
+
+
+def test_unknown_backend_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TRIAGEBOT_EMBEDDER", "tensorrt")
+    with pytest.raises(ValueError, match="TRIAGEBOT_EMBEDDER must be one of"):
+        embed.default_embedder()
+    with pytest.raises(ValueError, match="unknown embedder"):
+        embed.load_embedder("word2vec")
+    assert embed.load_embedder("hashing-test").name == "hashing-test"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """Export once into a fresh cache (timed: the first use must stay well under a minute)."""
+    from triagebot.engine import embed_onnx
+
+    folder = tmp_path_factory.mktemp("triagebot-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRIAGEBOT_CACHE", str(folder))
+        start = time.perf_counter()
+        embed_onnx.graph_path(embed.bundled_model_path(), "onnx-int8")
+        yield folder, time.perf_counter() - start
+
+
+@pytest.fixture(scope="module")
+def torch_vectors() -> np.ndarray:
+    return embed.MiniLMEmbedder().encode(TEXTS)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("variant", ["onnx", "onnx-int8"])
+def test_onnx_matches_torch(cache, torch_vectors: np.ndarray, variant: str,  # type: ignore[no-untyped-def]
+                            monkeypatch: pytest.MonkeyPatch) -> None:
+    folder, export_s = cache
+    assert export_s < 60
+    monkeypatch.setenv("TRIAGEBOT_CACHE", str(folder))
+    monkeypatch.setenv("TRIAGEBOT_EMBEDDER", variant)
+    embedder = embed.load_embedder(embed.MODEL_NAME)
+    assert embedder.name == f"{embed.MODEL_NAME}+{variant}" and embedder.dim == embed.DIM
+    vectors = embedder.encode(TEXTS)
+    assert vectors.dtype == np.float32 and vectors.shape == torch_vectors.shape
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    floor = 0.9999 if variant == "onnx" else 0.99
+    assert (vectors * torch_vectors).sum(axis=1).min() >= floor
+    # one at a time (padding-free) equals the batched run; the cache answers repeats
+    single = np.stack([embedder.encode([t])[0] for t in TEXTS[:3]])
+    np.testing.assert_allclose(single, vectors[:3], atol=1e-3)
+
+
+@pytest.mark.integration
+def test_batch_larger_than_cache(cache, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.engine.embed_onnx import OnnxEmbedder
+
+    monkeypatch.setenv("TRIAGEBOT_CACHE", str(cache[0]))
+    texts = [f"issue number {i}" for i in range(6)]
+    vectors = OnnxEmbedder("onnx-int8", cache_size=2).encode(texts)
+    assert vectors.shape == (6, embed.DIM)

@@ -1,0 +1,291 @@
+"""Shared helpers for the service tests: a hand-written fake GitHubPort that records every call,
+a fixed-answer engine, a real werkzeug server on 127.0.0.1:0, signed deliveries, and the
+octokit example payloads. Also a tiny worker entry point for the kill -9 test (run as a script)."""
+from __future__ import annotations
+
+import fcntl
+import http.client
+import itertools
+import json
+import os
+import sys
+import threading
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from werkzeug.serving import make_server  # noqa: E402
+
+from triagebot.service import signature as webhook  # noqa: E402
+from triagebot.domain.models import Prediction, Triage  # noqa: E402
+from triagebot.github.port import CommentState, IssueState  # noqa: E402
+from triagebot.service import jobs as handlers  # noqa: E402
+from triagebot.service.jobs import Deps  # noqa: E402
+from triagebot.service.routing import route  # noqa: E402
+from triagebot.service.worker import Worker  # noqa: E402
+from triagebot.store.queue import Queue  # noqa: E402
+from triagebot.store.records import Store  # noqa: E402
+
+SECRET = "test-secret-🔑"
+BOT = "triagebot[bot]"
+WRITES = ("create_comment", "edit_comment", "add_labels", "remove_label")
+EXAMPLES_DEFAULT = ROOT / ".ci/node/node_modules/@octokit/webhooks-examples/api.github.com/index.json"
+
+
+def examples_path() -> Path:
+    return Path(os.environ.get("TRIAGEBOT_WEBHOOK_EXAMPLES") or EXAMPLES_DEFAULT)
+
+
+def load_examples() -> dict[str, list[dict]] | None:
+    """event name -> example payloads, or None when the npm package is not installed."""
+    path = examples_path()
+    if path.is_dir():
+        path = path / "api.github.com" / "index.json"
+    if not path.is_file():
+        return None
+    return {e["name"]: e["examples"] for e in json.loads(path.read_text(encoding="utf-8"))}
+
+
+def fixed_triage() -> Triage:
+    def p(id_: str, name: str = "x") -> Prediction:
+        return Prediction(id=id_, name=name, confidence=0.9)
+
+    return Triage(stage=p("S4", "Training & Evaluation"), symptom=p("4.2"), root_cause=p("unknown"),
+                  fix_pattern=p("unknown"), distributed_specific=p("true"), is_bug=p("true"))
+
+
+class FakeEngine:
+    def __init__(self) -> None:
+        self.calls: list[Any] = []
+
+    def triage(self, issue: Any) -> Triage:
+        self.calls.append(issue)
+        return fixed_triage()
+
+
+class FakeGitHub:
+    """Answers reads from dicts, records writes. ``fail[method]`` is a list of exceptions raised
+    by the next calls of that method. With ``state_path`` the state lives in a JSON file so two
+    processes (the kill -9 test) see the same GitHub."""
+
+    def __init__(self, state_path: Path | None = None) -> None:
+        self.state_path = state_path
+        self.issues: dict[tuple[str, int], IssueState] = {}
+        self.comments: dict[tuple[str, int], list[CommentState]] = {}
+        self.calls: list[tuple[str, tuple]] = []
+        self.fail: dict[str, list[Exception]] = {}
+        self.files: dict[tuple[str, str], str] = {}
+        self.block_on: str | None = None
+        self._ids = itertools.count(1000)
+
+    def add_issue(self, repo: str, number: int, **fields: Any) -> IssueState:
+        issue = IssueState(repo=repo, number=number, title=fields.pop("title", "NCCL hang"),
+                           body=fields.pop("body", "hangs at allreduce"), author="alice", **fields)
+        self.issues[(repo, number)] = issue
+        self._save()
+        return issue
+
+    @property
+    def writes(self) -> list[tuple[str, tuple]]:
+        return [c for c in self.calls if c[0] in WRITES]
+
+    def bot_comments(self, repo: str, number: int) -> list[CommentState]:
+        self._load()
+        return [c for c in self.comments.get((repo, number), []) if c.author == BOT]
+
+    def _call(self, name: str, *args: Any) -> None:
+        self._load()
+        self.calls.append((name, args))
+        queued = self.fail.get(name)
+        if queued:
+            raise queued.pop(0)
+
+    def get_issue(self, repo: str, number: int) -> IssueState | None:
+        self._call("get_issue", repo, number)
+        return self.issues.get((repo, number))
+
+    def list_comments(self, repo: str, number: int) -> list[CommentState]:
+        self._call("list_comments", repo, number)
+        return list(self.comments.get((repo, number), []))
+
+    def create_comment(self, repo: str, number: int, body: str) -> int:
+        self._call("create_comment", repo, number, body)
+        cid = max([c.id for cs in self.comments.values() for c in cs] + [next(self._ids)]) + 1
+        self.comments.setdefault((repo, number), []).append(
+            CommentState(id=cid, body=body, author=BOT, author_type="Bot"))
+        self._save()
+        self._maybe_block("create_comment")
+        return cid
+
+    def edit_comment(self, repo: str, comment_id: int, body: str) -> None:
+        self._call("edit_comment", repo, comment_id, body)
+        for cs in self.comments.values():
+            for i, c in enumerate(cs):
+                if c.id == comment_id:
+                    cs[i] = c.model_copy(update={"body": body})
+        self._save()
+
+    def add_labels(self, repo: str, number: int, labels: list[str]) -> None:
+        self._call("add_labels", repo, number, labels)
+        self._maybe_block("add_labels")
+        issue = self.issues[(repo, number)]
+        self.issues[(repo, number)] = issue.model_copy(update={"labels": issue.labels + labels})
+        self._save()
+
+    def remove_label(self, repo: str, number: int, label: str) -> None:
+        self._call("remove_label", repo, number, label)
+
+    def repo_labels(self, repo: str) -> list[str]:
+        self._call("repo_labels", repo)
+        return ["bug", "stage: training", "symptom: memory"]
+
+    def read_file(self, repo: str, path: str) -> str | None:
+        self._call("read_file", repo, path)
+        return self.files.get((repo, path))
+
+    def iter_closed_issues(self, repo: str, since: Any = None, start_page: int = 0) -> Iterator:
+        return iter(())
+
+    def _maybe_block(self, name: str) -> None:
+        if self.block_on == name:
+            Path(str(self.state_path) + ".blocked").write_text("1")
+            threading.Event().wait(3600)  # the test kills us here
+
+    # cross-process persistence --------------------------------------------------------------
+    def _save(self) -> None:
+        if self.state_path is None:
+            return
+        data = {"issues": [i.model_dump(mode="json") for i in self.issues.values()],
+                "comments": [c.model_dump(mode="json") | {"repo": k[0], "number": k[1]}
+                             for k, cs in self.comments.items() for c in cs]}
+        with _locked(self.state_path):
+            tmp = self.state_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data))
+            tmp.replace(self.state_path)
+
+    def _load(self) -> None:
+        if self.state_path is None or not self.state_path.exists():
+            return
+        with _locked(self.state_path):
+            data = json.loads(self.state_path.read_text())
+        self.issues = {(i["repo"], i["number"]): IssueState(**i) for i in data["issues"]}
+        self.comments = {}
+        for c in data["comments"]:
+            key = (c.pop("repo"), c.pop("number"))
+            self.comments.setdefault(key, []).append(CommentState(**c))
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with open(str(path) + ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+# HTTP -------------------------------------------------------------------------------------------
+@contextmanager
+def live_server(app: Any) -> Iterator[str]:
+    """A real werkzeug HTTP server on 127.0.0.1 with an OS-chosen port."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(5)
+
+
+def post(address: str, body: bytes, event: str = "issues", *, delivery: str | None = None,
+         secret: str | None = SECRET, signature: str | None = None,
+         extra: dict[str, str] | None = None) -> tuple[int, dict]:
+    headers = {"Content-Type": "application/json", "X-GitHub-Event": event,
+               "X-GitHub-Delivery": delivery or str(uuid.uuid4()), "User-Agent": "GitHub-Hookshot/test"}
+    if signature is not None:
+        headers["X-Hub-Signature-256"] = signature
+    elif secret is not None:
+        headers["X-Hub-Signature-256"] = webhook.sign(secret, body)
+    headers.update(extra or {})
+    conn = http.client.HTTPConnection(address, timeout=10)
+    try:
+        conn.request("POST", "/webhook", body=body, headers=headers)
+        resp = conn.getresponse()
+        raw = resp.read()
+    finally:
+        conn.close()
+    return resp.status, (json.loads(raw) if raw.startswith(b"{") else {})
+
+
+def issue_payload(action: str, repo: str = "org/repo", number: int = 7, sender: str = "alice",
+                  sender_type: str = "User", installation: int = 42, **extra: Any) -> dict:
+    owner = repo.split("/")[0]
+    return {"action": action, "issue": {"number": number, "title": "NCCL hang", "body": "b",
+                                        "state": "open", "user": {"login": "alice"}},
+            "repository": {"full_name": repo, "name": repo.split("/")[1], "owner": {"login": owner}},
+            "sender": {"login": sender, "type": sender_type},
+            "installation": {"id": installation}, **extra}
+
+
+def encode(payload: dict) -> bytes:
+    """GitHub's own formatting: indented JSON with a trailing newline."""
+    return (json.dumps(payload, indent=2) + "\n").encode("utf-8")
+
+
+def _worker_main(db: str, state: str) -> None:
+    """Subprocess worker for the kill -9 test: real queue + handlers over a file-backed fake."""
+    from triagebot.service import jobs as handlers
+    from triagebot.service.jobs import Deps
+    from triagebot.store.queue import Queue
+    from triagebot.store.records import Store
+    from triagebot.service.worker import Worker
+
+    gh = FakeGitHub(Path(state))
+    gh.block_on = os.environ.get("FAKE_BLOCK_ON") or None
+    store = Store(db)
+    deps = Deps(store=store, port_for=lambda _i: gh, engine=FakeEngine(), bot_login=BOT)
+    Worker(Queue(store.db, lease_s=1.0), lambda job: handlers.run(deps, job)).drain()
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Rig:
+    """Store + queue + worker + fakes, fed deliveries as the receiver would."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.clock = Clock()
+        self.gh = FakeGitHub()
+        self.gh.add_issue("org/repo", 7)
+        self.store = Store(tmp_path / "h.sqlite3", clock=self.clock)
+        self.queue = Queue(self.store.db, max_attempts=3, clock=self.clock)
+        self.indexed: list = []
+        self.deps = Deps(store=self.store, port_for=lambda _i: self.gh, engine=FakeEngine(),
+                         bot_login=BOT, clock=self.clock,
+                         indexer=lambda issue, labels: self.indexed.append((issue, labels)))
+        self.worker = Worker(self.queue, lambda job: handlers.run(self.deps, job))
+        self._n = 0
+
+    def deliver(self, event: str, payload: dict) -> None:
+        self._n += 1
+        self.queue.accept(f"d{self._n}", event, payload.get("action"), route(event, payload, BOT))
+
+    def drain(self) -> int:
+        return self.worker.drain()
+
+
+def command(body: str, association: str = "MEMBER", who: str = "maint") -> dict:
+    return issue_payload("created", sender=who, comment={
+        "body": body, "author_association": association, "user": {"login": who}})
+
+
+if __name__ == "__main__":
+    _worker_main(sys.argv[1], sys.argv[2])

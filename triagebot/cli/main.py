@@ -1,0 +1,233 @@
+"""Command line: a thin client over the same objects the service uses.
+
+Every error a user can cause (a missing file, a bad JSON, an index that is not one) ends in one
+line on stderr and exit status 2; nothing prints a traceback."""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+from triagebot import __version__
+from triagebot.cli import maint as cli_maint
+from triagebot.cli import service as cli_service
+from triagebot.cli.errors import UserError
+from triagebot.settings import default_index
+
+MAX_INPUT_BYTES = 8 * 1024 * 1024
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=os.environ.get("TRIAGEBOT_LOG_LEVEL", "WARNING"),
+                        format="%(levelname)s %(name)s: %(message)s")
+    if not hasattr(args, "func"):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("triagebot: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `triagebot triage … | head`: the reader left; say nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the one place a user-facing error becomes a line
+        from triagebot.cli.errors import describe
+
+        print(f"triagebot: error: {describe(exc)}", file=sys.stderr)
+        return 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="triagebot", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"triagebot {__version__}")
+    sub = parser.add_subparsers(metavar="COMMAND")
+    for register in _COMMANDS:
+        register(sub)
+    return parser
+
+
+# -- index ----------------------------------------------------------------------------------------
+
+def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
+    index = sub.add_parser("index", help="build or inspect an index").add_subparsers(metavar="ACTION")
+    build = index.add_parser("build", help="build an index from labelled issues (JSON lines)")
+    build.add_argument("--data", required=True, type=Path, help="labelled issues, one JSON a line")
+    build.add_argument("--out", required=True, type=Path, help="index directory to write")
+    build.set_defaults(func=cmd_index_build)
+    info = index.add_parser("info", help="describe an index")
+    info.add_argument("--index", type=Path, default=None)
+    info.set_defaults(func=cmd_index_info)
+    cli_maint.register_index_actions(index)
+
+
+def cmd_index_build(args: argparse.Namespace) -> int:
+    from triagebot.engine.build import build_index
+    from triagebot.engine.dataset import read_labelled
+    from triagebot.engine.embed import default_embedder
+
+    records = read_labelled(args.data)
+    index, rate = build_index(records, default_embedder())
+    index.save(args.out)
+    print(f"indexed {len(index)} issues into {args.out} ({rate:.1f} issues/s)")
+    return 0
+
+
+def cmd_index_info(args: argparse.Namespace) -> int:
+    from collections import Counter
+
+    from triagebot.engine.index import IssueIndex
+
+    index = IssueIndex.load(args.index or default_index())
+    repos = Counter(item.repo for item in index.items)
+    print(f"{len(index)} issues, embedder {index.embedder_name} ({index.dim} dims)")
+    for repo, count in repos.most_common():
+        print(f"  {repo}: {count}")
+    return 0
+
+
+# -- triage ---------------------------------------------------------------------------------------
+
+def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
+    triage = sub.add_parser("triage", help="triage one issue (JSON or Markdown file, - for stdin)")
+    triage.add_argument("file", help="JSON {title, body, repo?, number?} or Markdown (first line = title)")
+    triage.add_argument("--index", type=Path, default=None, help="index directory (default: seed index)")
+    out = triage.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="print one JSON object")
+    out.add_argument("--comment", action="store_true", help="print the Markdown comment the bot would post")
+    triage.add_argument("--llm", action="store_true", help="use the configured LLM (TRIAGEBOT_LLM_*)")
+    triage.set_defaults(func=cmd_triage)
+
+
+def cmd_triage(args: argparse.Namespace) -> int:
+    from triagebot.comment import render as comment
+    from triagebot.cli.issue_file import read_issue
+
+    issue = read_issue(args.file, MAX_INPUT_BYTES)
+    engine = load_engine(args.index, use_llm=args.llm)
+    result = engine.triage(issue)
+    if args.json:
+        print(json.dumps(triage_json(result), ensure_ascii=False))
+    elif args.comment:
+        print(comment.render(result, allowed_repos=frozenset(i.repo for i in engine.index.items)))
+    else:
+        print(comment.render_text(result))
+    return 0
+
+
+def load_engine(index_dir: Path | None, use_llm: bool = False):  # type: ignore[no-untyped-def]
+    from triagebot.engine.triage import Engine
+
+    refiner = None
+    if use_llm:
+        from triagebot.llm.client import build_refiner
+
+        refiner = build_refiner(os.environ)
+        if refiner is None:
+            raise UserError("--llm needs TRIAGEBOT_LLM_MODEL (and TRIAGEBOT_LLM_BASE_URL or OPENAI_API_KEY)")
+    return Engine.load(index_dir or default_index(), refiner=refiner)
+
+
+def triage_json(result) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    """The documented JSON shape of ``triagebot triage --json``."""
+    dims = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
+    out = {
+        dim: {"id": p.id, "name": p.name, "confidence": p.confidence, "abstained": p.abstained,
+              "evidence": p.evidence}
+        for dim in dims for p in [result.prediction(dim)]
+    }
+    out["similar"] = [
+        {"repo": s.repo, "number": s.number, "url": s.url, "title": s.title, "score": s.score,
+         "labels": s.labels.model_dump(), "resolution": s.resolution, "resolved": s.resolved,
+         "cross_repo": s.cross_repo}
+        for s in result.similar
+    ]
+    out["missing_info"] = [m.model_dump() for m in result.missing_info]
+    out["environment"] = result.environment.model_dump(exclude_none=True)
+    out["source"] = result.source
+    return out
+
+
+# -- eval -----------------------------------------------------------------------------------------
+
+def _register_eval(sub) -> None:  # type: ignore[no-untyped-def]
+    ev = sub.add_parser("eval", help="evaluate on labelled issues (held out, or k-fold CV)")
+    ev.add_argument("--data", required=True, type=Path)
+    ev.add_argument("--index", type=Path, default=None, help="index to evaluate against")
+    ev.add_argument("--cv", type=int, default=0, metavar="K", help="k-fold cross-validation on --data")
+    ev.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    ev.add_argument("--llm", action="store_true", help="evaluate with the configured LLM on")
+    ev.set_defaults(func=cmd_eval)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from triagebot.engine import evaluate
+    from triagebot.engine.dataset import read_labelled
+
+    records = read_labelled(args.data)
+    log = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
+    start = time.perf_counter()
+    if args.cv:
+        if args.cv < 2 or args.cv > len(records):
+            raise UserError(f"--cv needs 2..{len(records)} folds")
+        if args.llm:
+            raise UserError("--cv with --llm is not supported; build an index and use --index")
+        from triagebot.engine.embed import default_embedder
+
+        result = evaluate.cross_validate(records, default_embedder(), args.cv, progress=log)
+    else:
+        engine = load_engine(args.index, use_llm=args.llm)
+        overlap = sum(engine.index.row_of(r.key) is not None for r in records)
+        if overlap:
+            log(f"note: {overlap} of {len(records)} issues are in the index and trained its "
+                "classifier (they are never their own neighbour); use --cv for held-out figures")
+        result = evaluate.evaluate_on_index(engine, records)
+        stats = getattr(engine.refiner, "stats", None)
+        if callable(stats):
+            result["llm"] = stats().model_dump()
+    result["seconds"] = round(time.perf_counter() - start, 1)
+    print(json.dumps(result) if args.json else format_report(result))
+    return 0
+
+
+def format_report(result: dict) -> str:  # type: ignore[type-arg]
+    lines = [f"n = {result['n']}",
+             f"{'dimension':<22}{'n':>5}{'acc':>8}{'macroF1':>9}{'kappa':>8}{'cover':>8}{'cov.acc':>9}"]
+    for dim in ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific"):
+        m = result[dim]
+        lines.append(f"{dim:<22}{m['n']:>5}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
+                     f"{m['kappa']:>8.3f}{m['coverage']:>8.3f}{m['covered_accuracy']:>9.3f}")
+    lines.append(f"retrieval hit@5 = {result['retrieval']['hit_at_5']:.3f}")
+    if "llm" in result:
+        llm = result["llm"]
+        lines.append(f"llm: {llm['calls']} calls, {llm['cache_hits']} cache hits, "
+                     f"{llm['tokens_in']} tokens in / {llm['tokens_out']} out, "
+                     f"p50 {llm['latency_p50_ms']:.0f} ms, p99 {llm['latency_p99_ms']:.0f} ms, "
+                     f"{llm['refined']} refined, fallbacks {llm['fallbacks'] or 'none'}")
+    for dim, base in result.get("baselines", {}).items():
+        lines.append(f"baseline {dim:<12} majority {base['majority']:.3f}  "
+                     f"keyword rules {base['keyword_rules']:.3f}")
+    return "\n".join(lines)
+
+
+def _register_bench(sub) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.cli.bench import register
+
+    register(sub)
+
+
+_COMMANDS: list[Callable] = [  # type: ignore[type-arg]
+    _register_index, _register_triage, _register_eval, cli_service.register, cli_maint.register,
+    _register_bench,
+]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

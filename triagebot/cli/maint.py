@@ -1,0 +1,123 @@
+"""Maintainer commands: ``index sync``, ``report`` and ``retrain`` (registered from cli.py)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+REPO_HELP = "OWNER/NAME of the repository"
+
+
+def register_index_actions(index_actions: Any) -> None:
+    """``index sync``: an action of the ``index`` command."""
+    sync = index_actions.add_parser("sync", help="index a repository's closed issues")
+    sync.add_argument("--repo", required=True, help=REPO_HELP)
+    sync.add_argument("--since", default=None, help="only issues updated since DATE (YYYY-MM-DD)")
+    sync.add_argument("--index", type=Path, default=None, help="index directory to update")
+    sync.add_argument("--state-file", type=Path, default=None, help="resume state (default: in the index)")
+    sync.add_argument("--db", default=None, help="store predicted issues here for /review")
+    sync.set_defaults(func=cmd_sync)
+
+
+def register(sub: Any) -> None:
+    """``report`` and ``retrain``."""
+    report = sub.add_parser("report", help="review statistics (terminal, HTML, PNG)")
+    report.add_argument("--db", default=None, help="database (default: TRIAGEBOT_DB)")
+    report.add_argument("--dimension", default="stage", help="dimension of the confusion matrix")
+    report.add_argument("--html", type=Path, default=None, help="also write an HTML report")
+    report.add_argument("--png", type=Path, default=None, help="also write the confusion matrix as PNG")
+    report.set_defaults(func=cmd_report)
+    retrain = sub.add_parser("retrain", help="refit the classifier on the index as it is now")
+    retrain.add_argument("--index", type=Path, default=None)
+    retrain.set_defaults(func=cmd_retrain)
+
+
+def _index_dir(given: Path | None) -> Path:
+    from triagebot.settings import default_index
+
+    return given or default_index()
+
+
+def _since(value: str | None) -> datetime | None:
+    from triagebot.cli.errors import UserError
+
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=timezone.utc)
+    except ValueError:
+        raise UserError(f"--since: {value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def port_for_repo(repo: str) -> Any:
+    """A GitHubPort for ``repo``: a configured token, else the App's installation on it."""
+    from triagebot.github import client as github
+    from triagebot.settings import Settings
+
+    return github.port_for_repo(Settings.from_env(), repo)
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    from triagebot.text import sanitize
+    from triagebot.cli.errors import UserError
+    from triagebot.learning.live import LiveEngine
+    from triagebot.store.records import Store
+    from triagebot.learning.sync import Syncer, default_state_path
+
+    if not sanitize.valid_repo(args.repo):
+        raise UserError(f"--repo: {args.repo!r} is not OWNER/NAME")
+    index_dir = _index_dir(args.index)
+    engine = LiveEngine.load(index_dir)
+    store = Store(args.db) if args.db else None
+    state_file = args.state_file or default_state_path(index_dir, args.repo)
+    syncer = Syncer(port_for_repo(args.repo), engine, args.repo, state_file, since=_since(args.since),
+                    store=store, progress=lambda m: print(m, file=sys.stderr, flush=True),
+                    summarize=_summarizer())
+    state = syncer.run()
+    print(f"{args.repo}: {state.ingested} issues indexed ({state.confirmed} confirmed, "
+          f"{state.predicted} predicted), {state.skipped} already known; index {index_dir}")
+    return 0
+
+
+def _summarizer() -> Any:
+    """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract."""
+    from triagebot.llm.client import build_refiner
+
+    llm = build_refiner(os.environ)
+    return llm.summarize_resolution if llm is not None else None
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from triagebot.review import report
+    from triagebot.review import data as review_data
+    from triagebot.cli.errors import UserError
+    from triagebot.store.records import Store
+
+    if args.dimension not in review_data.DIMENSIONS:
+        raise UserError(f"--dimension must be one of {', '.join(review_data.DIMENSIONS)}")
+    db = args.db or os.environ.get("TRIAGEBOT_DB") or "triagebot.sqlite3"
+    if "://" not in db and not Path(db).is_file():
+        raise UserError(f"no database at {db} (give --db or set TRIAGEBOT_DB)")
+    data = review_data.stats(Store(db), args.dimension)
+    print(report.text_report(data))
+    if args.html:
+        args.html.write_text(report.html_report(data), encoding="utf-8")
+        print(f"wrote {args.html}", file=sys.stderr)
+    if args.png:
+        report.write_png(data, args.png)
+        print(f"wrote {args.png}", file=sys.stderr)
+    return 0
+
+
+def cmd_retrain(args: argparse.Namespace) -> int:
+    from triagebot.learning import live as learning
+
+    index_dir = _index_dir(args.index)
+    engine = learning.LiveEngine.load(index_dir)
+    result = learning.retrain(engine, index_dir)  # running workers refit on their next triage
+    print(f"refitted on {result['issues']} issues ({result['confirmed']} confirmed, "
+          f"{result['predicted']} predicted) in {result['seconds']}s; index {index_dir}")
+    return 0

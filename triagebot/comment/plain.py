@@ -1,0 +1,71 @@
+"""Triage -> plain text for the CLI (``triagebot triage``). Pure.
+
+The same facts as the comment, without Markdown, and terminal-safe: user-derived text loses its
+control characters, so a title carrying ANSI escapes cannot repaint the maintainer's terminal. Unlike
+the public comment it names the best guess behind an "unsure", because its reader is a maintainer
+evaluating the bot.
+"""
+from __future__ import annotations
+
+from triagebot.text import sanitize
+from triagebot.domain import taxonomy
+from triagebot.comment.sections import MAX_MISSING, pct, split_similar, tips
+from triagebot.domain.models import Similar, Triage
+
+_TITLES = {
+    "stage": "Stage:",
+    "symptom": "Symptom:",
+    "root_cause": "Root cause:",
+    "fix_pattern": "Fix pattern:",
+    "distributed_specific": "Distributed:",
+    "is_bug": "Is a bug:",
+}
+
+
+def render_text(triage: Triage) -> str:
+    """Human-readable plain text for the CLI: one line per dimension, then the lists."""
+    lines = [f"{title:<14}{_choice(triage, dim)}" for dim, title in _TITLES.items()]
+    resolved, unresolved = split_similar(triage.similar)
+    lines += _block("What to try first:", tips(triage, markdown=False))
+    lines += _block("Similar issues:", [_similar(s) for s in resolved + unresolved])
+    missing = triage.missing_info[:MAX_MISSING]
+    lines += _block("Missing information:", [sanitize.plain(m.description, 160) for m in missing])
+    lines += _block("Evidence:", _evidence(triage))
+    lines += _block("Notes:", [sanitize.plain(n, 200) for n in triage.notes[:5]])
+    return "\n".join(lines + ["", f"source: {triage.source}"]) + "\n"
+
+
+def _block(title: str, items: list[str]) -> list[str]:
+    return ["", title] + [f"  - {item}" for item in items] if items else []
+
+
+def _choice(triage: Triage, dimension: str) -> str:
+    pred = triage.prediction(dimension)
+    if dimension in ("distributed_specific", "is_bug"):
+        value = sanitize.plain(pred.id, 20)
+    else:
+        value = f"{taxonomy.name(dimension, pred.id)} ({sanitize.plain(pred.id, 10)})"
+    conf = pct(pred.confidence)
+    return f"unsure (best guess {value}, {conf})" if pred.abstained else f"{value}, {conf}"
+
+
+def _similar(similar: Similar) -> str:
+    state = "resolved" if similar.resolved else "no known fix"
+    url = sanitize.issue_url(similar.repo, similar.number) or ""
+    text = f"{sanitize.plain(similar.repo, 60)} {similar.number} [{state}, {similar.score:.2f}] "
+    text += sanitize.plain(similar.title, 100)
+    if similar.resolved:
+        text += f" -- {sanitize.plain(similar.resolution, 200)}"
+    return f"{text}\n      {url}" if url else text
+
+
+def _evidence(triage: Triage) -> list[str]:
+    """Each supporting line once, under the first dimension it supports (as in the comment)."""
+    lines, seen = [], set()
+    for dim in taxonomy.DIMENSIONS:
+        prediction = triage.prediction(dim)
+        for snippet in (prediction.facts + prediction.evidence)[:3]:
+            if snippet not in seen:
+                seen.add(snippet)
+                lines.append(f"{dim}: {sanitize.plain(snippet, 120)}")
+    return lines

@@ -1,0 +1,171 @@
+"""A repository's own settings, from ``.github/triagebot.yml``. Pure: text in, ``RepoConfig`` out.
+
+The file is written by maintainers of the repo being triaged, so it is untrusted input too: it is
+read with a SafeLoader, and a bad file or a bad field never stops triage. The broken part falls back
+to its default and the reason is kept in ``errors`` (shown on the review page and in the CLI).
+
+Example::
+
+    mode: apply            # suggest (default) | apply | off
+    label_map:
+      "4.2": "memory"      # taxonomy id -> existing repo label
+      S1: "build"
+      distributed_specific: "distributed"
+    thresholds:
+      symptom: 0.5
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from triagebot.text import sanitize
+from triagebot.domain import taxonomy
+
+CONFIG_PATH = ".github/triagebot.yml"
+MAX_CONFIG_CHARS = 64_000
+MAX_LABEL_CHARS = 50  # GitHub's limit for a label name
+# Non-taxonomy keys of ``label_map``: labels for the two yes/no predictions.
+SPECIAL_KEYS = ("distributed_specific", "not_a_bug")
+
+
+class Thresholds(BaseModel):
+    """Minimum calibrated confidence for a prediction to become a label (mode ``apply``).
+
+    Each default sits well above chance for its number of classes (stage 1/5, symptom 1/34, root
+    cause 1/28, fix pattern 1/6, distributed 1/2) and is stricter where a wrong label misleads more:
+    the stage decides which symptom and root cause are even possible, so it needs a clear majority;
+    symptoms are read straight off the error and are fairly separable; root causes are the hardest
+    to see in an opening report, so a lower bar still labels some of them; a binary call needs to
+    be clearly better than a coin. Re-tune against cross-validated reliability before ``apply``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stage: float = Field(default=0.5, ge=0.0, le=1.0)
+    symptom: float = Field(default=0.4, ge=0.0, le=1.0)
+    root_cause: float = Field(default=0.35, ge=0.0, le=1.0)
+    fix_pattern: float = Field(default=0.4, ge=0.0, le=1.0)
+    distributed_specific: float = Field(default=0.6, ge=0.0, le=1.0)
+
+
+class RepoConfig(BaseModel):
+    """Per-repository behaviour. ``label_map`` is the label allow-list: the bot applies only its
+    values and ``needs_review_label``, and never creates labels."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    mode: Literal["suggest", "apply", "off"] = "suggest"
+    label_map: dict[str, str] = Field(default_factory=dict)
+    needs_review_label: str = Field(default="triage: needs-review", min_length=1, max_length=MAX_LABEL_CHARS)
+    thresholds: Thresholds = Field(default_factory=Thresholds)
+    allowed_repos: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list, exclude=True)
+
+    @field_validator("mode", mode="before")
+    @classmethod
+    def _yaml_off(cls, value: object) -> object:
+        """YAML 1.1 reads a bare ``off`` as the boolean false."""
+        return "off" if value is False else value
+
+    @field_validator("label_map")
+    @classmethod
+    def _known_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        for key, label in value.items():
+            problem = label_map_problem(key, label)
+            if problem:
+                raise ValueError(problem)
+        return value
+
+    @field_validator("allowed_repos")
+    @classmethod
+    def _repo_names(cls, value: list[str]) -> list[str]:
+        bad = [r for r in value if not sanitize.valid_repo(r)]
+        if bad:
+            raise ValueError(f"not owner/name: {bad[:3]}")
+        return value
+
+
+def label_map_problem(key: object, label: object) -> str | None:
+    """Why one ``label_map`` entry is unusable, or None when it is fine."""
+    if not isinstance(key, str) or not (_is_taxonomy_id(key) or key in SPECIAL_KEYS):
+        return f"label_map: {key!r} is not a taxonomy id"
+    if not isinstance(label, str) or not label.strip() or len(label) > MAX_LABEL_CHARS:
+        return f"label_map: label for {key!r} must be a name of 1-{MAX_LABEL_CHARS} characters"
+    return None
+
+
+def _is_taxonomy_id(key: str) -> bool:
+    return any(taxonomy.label(dim, key) is not None for dim in taxonomy.DIMENSIONS)
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that keeps numbers as strings: ``4.10:`` would otherwise become the float 4.1
+    and collide with symptom ``4.1``. Pydantic turns "0.5" back into a float where one is wanted."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if not tag.endswith((":float", ":int"))]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def parse_repo_config(text: str | None) -> RepoConfig:
+    """Parse the file's text (None when the repo has none). Never raises."""
+    if text is None or not text.strip():
+        return RepoConfig()
+    if len(text) > MAX_CONFIG_CHARS:
+        return RepoConfig(errors=[f"{CONFIG_PATH} is longer than {MAX_CONFIG_CHARS} characters; ignored"])
+    try:
+        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        return RepoConfig(errors=[f"{CONFIG_PATH} is not valid YAML: {_first_line(exc)}"])
+    if not isinstance(data, dict):
+        return RepoConfig(errors=[f"{CONFIG_PATH} must be a mapping of settings"])
+    return _validate(data)
+
+
+def _validate(data: dict[Any, Any]) -> RepoConfig:
+    """Validate, dropping (and recording) bad label_map entries and then any bad top-level field."""
+    errors: list[str] = []
+    data = dict(data)
+    if "errors" in data:  # our own output field, not a setting
+        data.pop("errors")
+        errors.append("errors: not a setting; ignored")
+    if isinstance(data.get("label_map"), dict):
+        data["label_map"] = _clean_label_map(data["label_map"], errors)
+    for _ in range(len(data) + 1):
+        try:
+            return RepoConfig.model_validate({**data, "errors": errors})
+        except ValidationError as exc:
+            field = _bad_field(exc, data)
+            if field is None:
+                break
+            errors.append(f"{field}: {exc.errors()[0]['msg']}; using the default")
+            data.pop(field)
+    return RepoConfig(errors=errors + ["configuration could not be read; using defaults"])
+
+
+def _clean_label_map(raw: dict[Any, Any], errors: list[str]) -> dict[Any, Any]:
+    kept = {}
+    for key, label in raw.items():
+        problem = label_map_problem(key, label)
+        if problem:
+            errors.append(problem)
+        else:
+            kept[key] = label.strip()
+    return kept
+
+
+def _bad_field(exc: ValidationError, data: dict[Any, Any]) -> str | None:
+    for error in exc.errors():
+        loc = error.get("loc") or ()
+        if loc and loc[0] in data:
+            return str(loc[0])
+    return None
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or ["error"])[0][:200]

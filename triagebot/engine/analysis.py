@@ -1,0 +1,45 @@
+"""What the pipeline derives from an issue's text before looking anything up. Pure but for the
+embedder, which is batched: indexing thousands of issues and triaging one share this code."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from triagebot.domain import environment
+from triagebot.domain import rules
+from triagebot.text import signal as text
+from triagebot.engine.embed import Embedder
+from triagebot.domain.models import Environment, Issue
+
+
+@dataclass(frozen=True)
+class Analysed:
+    full: str  # cleaned title + body: what rules and environment parsing read
+    signal: str  # the ~256-token selection the embedding model reads
+    env: Environment
+    features: np.ndarray  # rule features, in rules.FEATURE_NAMES order
+    vector: np.ndarray  # L2-normalised embedding of ``signal``
+
+
+def analyse_many(issues: Sequence[Issue], embedder: Embedder) -> list[Analysed]:
+    fulls = [text.full_text(i.title, i.body) for i in issues]
+    envs = [environment.extract(f) for f in fulls]
+    signals = [text.signal_text(i.title, i.body) or "empty issue" for i in issues]
+    vectors = embedder.encode(signals) if signals else np.zeros((0, embedder.dim), np.float32)
+    return [
+        Analysed(f, s, e, rules.features(f, e), v)
+        for f, s, e, v in zip(fulls, signals, envs, vectors)
+    ]
+
+
+def analyse(issue: Issue, embedder: Embedder) -> Analysed:
+    return analyse_many([issue], embedder)[0]
+
+
+def stack(analysed: Sequence[Analysed], n_features: int) -> tuple[np.ndarray, np.ndarray]:
+    """Vectors and features of many analysed issues as two matrices."""
+    if not analysed:
+        return np.zeros((0, 0), np.float32), np.zeros((0, n_features), np.float32)
+    return np.stack([a.vector for a in analysed]), np.stack([a.features for a in analysed])

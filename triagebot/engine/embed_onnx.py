@@ -1,0 +1,205 @@
+"""all-MiniLM-L6-v2 through ONNX Runtime: the same vectors as sentence-transformers, faster on CPU.
+
+The ONNX graph is produced locally from the bundled safetensors (``torch.onnx``; no network, no
+``optimum``) the first time it is needed, then cached on disk, optionally as an int8 dynamically
+quantised copy. The graph includes mean pooling and L2 normalisation, exactly as the model's
+sentence-transformers pipeline does, so callers get finished sentence vectors. Texts are cut at
+256 tokens (the model's ``max_seq_length``) and batched by length so padding costs little."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import warnings
+from collections import OrderedDict
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path
+
+MAX_TOKENS = 256
+BATCH = 32
+VARIANTS = ("onnx", "onnx-int8")
+
+
+def cache_dir() -> Path:
+    """``TRIAGEBOT_CACHE`` or ``~/.cache/triagebot``: where exported graphs live."""
+    root = os.environ.get("TRIAGEBOT_CACHE") or Path.home() / ".cache" / "triagebot"
+    return Path(root)
+
+
+def _model_key(model_path: str) -> str:
+    """Changes whenever the bundled weights do (size and mtime: cheap, no 90 MB hash per start)."""
+    weights = os.stat(Path(model_path) / "model.safetensors")
+    raw = f"{MODEL_NAME}|{weights.st_size}|{weights.st_mtime_ns}|{MAX_TOKENS}|v2"
+    return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+def graph_path(model_path: str, variant: str) -> Path:
+    """The ONNX file of ``variant`` for these weights, exporting/quantising it on first use."""
+    folder = cache_dir() / "onnx" / _model_key(model_path)
+    fp32 = folder / "model.onnx"
+    if not fp32.exists():
+        _atomic_write(fp32, lambda tmp: export_fused(model_path, tmp))
+    if variant == "onnx":
+        return fp32
+    int8 = folder / "model.int8.onnx"
+    if not int8.exists():
+        _atomic_write(int8, lambda tmp: quantise(fp32, tmp))
+    return int8
+
+
+def _atomic_write(target: Path, produce) -> None:  # type: ignore[no-untyped-def]
+    """Workers starting together may both export; each writes a temp file and renames it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".tmp")
+    os.close(fd)
+    try:
+        produce(Path(tmp))
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def _quiet_load(model_path: str, **kwargs):  # type: ignore[no-untyped-def]
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    return AutoModel.from_pretrained(model_path, **kwargs)
+
+
+def export(model_path: str, out: Path) -> None:
+    """Trace the transformer plus pooling to ONNX with dynamic batch and sequence axes."""
+    import torch
+
+    class Sentence(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bert = _quiet_load(
+                model_path, local_files_only=True, attn_implementation="eager").eval()
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+            hidden = self.bert(input_ids=input_ids, attention_mask=attention_mask,
+                               token_type_ids=token_type_ids).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            mean = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(mean, p=2.0, dim=1)
+
+    ids = torch.ones((2, 16), dtype=torch.int64)
+    axes = {0: "batch", 1: "tokens"}
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # tracer notes about constant Python branches
+        torch.onnx.export(
+            Sentence(), (ids, ids, torch.zeros_like(ids)), str(out), dynamo=False,
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["embedding"], opset_version=17,
+            dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
+                          "embedding": {0: "batch"}},
+        )
+
+
+def export_fused(model_path: str, out: Path) -> None:
+    """Export, then let ONNX Runtime's BERT optimiser fuse embeddings, attention, GELU and
+    layer norms (about 1.3x faster on CPU, same numbers to 1e-6)."""
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    raw = out.with_name(out.name + ".raw")
+    try:
+        export(model_path, raw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fused = optimize_model(str(raw), model_type="bert", num_heads=12, hidden_size=DIM)
+        fused.save_model_to_file(str(out))
+    finally:
+        raw.unlink(missing_ok=True)
+
+
+def quantise(fp32: Path, out: Path) -> None:
+    """int8 weights, activations quantised on the fly (dynamic quantisation of MatMuls).
+
+    The feed-forward down-projections stay fp32: their inputs (GELU outputs) have outliers that
+    8 bits resolve badly. Quantising them too took the worst dev-set cosine to torch from 0.993
+    to 0.985 for no measurable speed gain."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    keep = [n.name for n in onnx.load(str(fp32), load_external_data=False).graph.node
+            if n.op_type == "MatMul" and "/output/dense/" in n.name and "/attention/" not in n.name]
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(max(level, logging.ERROR))  # it logs a pre-processing tip on the root logger
+    try:
+        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True,
+                         op_types_to_quantize=["MatMul", "Attention"], nodes_to_exclude=keep,
+                         extra_options={"DefaultTensorType": 1})  # FLOAT: fused ops hide types
+    finally:
+        root.setLevel(level)
+
+
+class OnnxEmbedder:
+    """all-MiniLM-L6-v2 on ONNX Runtime (``onnx`` fp32 or ``onnx-int8``), cached by content hash."""
+
+    dim = DIM
+
+    def __init__(self, variant: str = "onnx-int8", model_path: str | None = None,
+                 cache_size: int = 4096, threads: int | None = None) -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model_path = model_path or bundled_model_path()
+        self.name = f"{MODEL_NAME}+{variant}"
+        self.variant = variant
+        self._tok = Tokenizer.from_file(str(Path(model_path) / "tokenizer.json"))
+        self._tok.enable_truncation(MAX_TOKENS)
+        self._tok.no_padding()  # the tokenizer file pads to 128; we pad each batch to its longest
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or (os.cpu_count() or 1)
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(str(graph_path(model_path, variant)), options,
+                                             providers=["CPUExecutionProvider"])
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [hashlib.sha256(t.encode("utf-8", "replace")).hexdigest() for t in texts]
+        todo = {k: t for k, t in zip(keys, texts) if k not in self._cache}
+        encoded = dict(zip(todo, self._tok.encode_batch(list(todo.values())))) if todo else {}
+        order = sorted(encoded, key=lambda k: len(encoded[k].ids))  # by length: little padding
+        fresh: dict[str, np.ndarray] = {}
+        for start in range(0, len(order), BATCH):
+            chunk = order[start:start + BATCH]
+            fresh.update(zip(chunk, self._run([encoded[k].ids for k in chunk])))
+        for key, vec in fresh.items():
+            self._remember(key, vec)
+        if not keys:
+            return np.zeros((0, self.dim), np.float32)
+        return np.stack([fresh[k] if k in fresh else self._cache[k] for k in keys])
+
+    def _run(self, token_ids: list[list[int]]) -> np.ndarray:
+        width = max(len(t) for t in token_ids)
+        ids = np.zeros((len(token_ids), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, tokens in enumerate(token_ids):
+            ids[row, :len(tokens)] = tokens
+            mask[row, :len(tokens)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        return self._session.run(None, feeds)[0].astype(np.float32)
+
+    def _remember(self, key: str, vec: np.ndarray) -> None:
+        if self._cache_size <= 0:
+            return
+        self._cache[key] = vec
+        self._cache.move_to_end(key)
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)

@@ -1,0 +1,265 @@
+"""The one place where human knowledge flows into the index: corrections from the review page and
+commands, newly closed issues, and refitting the classifier.
+
+The index directory is shared by processes (the web tier's review page, worker threads, the sync
+command), so every write takes a file lock, reloads the index first when another process saved
+since, and saves before releasing: no writer ever overwrites another's change with a stale copy.
+Readers (``LiveIndex.current``, ``LiveEngine.triage``) pick up a newer save on their next call, so
+a correction becomes a neighbour's label for the very next triage."""
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from triagebot.domain import rules
+from triagebot.domain import taxonomy
+from triagebot.engine.analysis import analyse_many, stack
+from triagebot.learning.closed_issue import close_reason
+from triagebot.engine.embed import Embedder
+from triagebot.engine.index import IssueIndex
+from triagebot.domain.models import IndexedIssue, Issue, Labels, LabelStatus, Triage
+from triagebot.github.port import IssueState
+
+LABEL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
+DIMENSIONS = LABEL_DIMENSIONS + ("is_bug",)
+RETRAIN_STAMP = "retrain.stamp"  # touched by ``triagebot retrain``: running engines refit
+
+
+class LiveIndex:
+    """An index directory plus the copy loaded from it, refreshed when the directory is newer."""
+
+    def __init__(self, directory: str | Path, index: IssueIndex | None = None) -> None:
+        self.directory = Path(directory)
+        self._index = index
+        self._seen = self._stamp() if index is not None else -1
+        self._lock = threading.RLock()
+
+    def _stamp(self) -> int:
+        return _mtime_ns(self.directory / "manifest.json")
+
+    def current(self) -> IssueIndex:
+        """The index as last saved by anyone (reloaded only when the manifest changed)."""
+        with self._lock:
+            stamp = self._stamp()
+            if self._index is None or stamp != self._seen:
+                self._index, self._seen = IssueIndex.load(self.directory), stamp
+            return self._index
+
+    @contextmanager
+    def writing(self) -> Iterator[IssueIndex]:
+        """Exclusive, fresh, saved afterwards (also across processes)."""
+        with self._lock, _file_lock(self.directory / ".write.lock"):
+            index = self.current()
+            yield index
+            index.save(self.directory)
+            self._seen = self._stamp()
+
+
+def _mtime_ns(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return 0
+
+
+@contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class LiveEngine:
+    """An ``Engine`` whose index follows the directory: the worker's engine for the service
+    (``server.load_engine``). The classifier is kept across reloads; ``retrain`` refits it."""
+
+    def __init__(self, live: LiveIndex, embedder: Embedder, refiner: Any = None) -> None:
+        from triagebot.engine.triage import Engine
+
+        self.live, self._make = live, Engine
+        self._engine = Engine(live.current(), embedder, refiner=refiner)
+        self._fitted = _mtime_ns(live.directory / RETRAIN_STAMP)
+
+    @classmethod
+    def load(cls, directory: str | Path, embedder: Embedder | None = None,
+             refiner: Any = None) -> "LiveEngine":
+        from triagebot.engine.embed import load_embedder
+
+        live = LiveIndex(directory)
+        return cls(live, embedder or load_embedder(live.current().embedder_name), refiner)
+
+    @property
+    def engine(self) -> Any:
+        """Follows the index on disk; refits when ``triagebot retrain`` asked for it."""
+        index = self.live.current()
+        if index is not self._engine.index:
+            old = self._engine
+            self._engine = self._make(index, old.embedder, old.classifier, old.refiner)
+        stamp = _mtime_ns(self.live.directory / RETRAIN_STAMP)
+        if stamp != self._fitted:
+            self._engine.retrain()
+            self._fitted = stamp
+        return self._engine
+
+    @property
+    def index(self) -> IssueIndex:
+        return self.engine.index
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._engine.embedder
+
+    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset()) -> Triage:
+        return self.engine.triage(issue, exclude)
+
+    def retrain(self) -> None:
+        self.engine.retrain()
+
+    def repos(self) -> set[str]:
+        return self.engine.repos()
+
+
+# corrections ---------------------------------------------------------------------------------
+def corrected_item(item: IndexedIssue, dimension: str, new_id: str) -> IndexedIssue:
+    """``item`` with one dimension set by a human and marked confirmed. Pure. A new stage clears a
+    symptom or root cause that no longer belongs to it (the hierarchy must hold)."""
+    if dimension not in DIMENSIONS:
+        raise ValueError(f"unknown dimension {dimension!r}")
+    if dimension == "is_bug":
+        return item.model_copy(update={"is_bug": _yes(new_id), "status": "confirmed"})
+    labels = item.labels.model_dump()
+    labels[dimension] = _yes(new_id) if dimension == "distributed_specific" else new_id
+    for dim in ("symptom", "root_cause"):
+        if labels[dim] != taxonomy.UNKNOWN and taxonomy.stage_of(dim, labels[dim]) != labels["stage"]:
+            if dim == dimension:
+                raise ValueError(f"{dim} {new_id!r} is not in stage {labels['stage']}")
+            labels[dim] = taxonomy.UNKNOWN
+    return item.model_copy(update={"labels": Labels(**labels), "status": "confirmed"})
+
+
+def _yes(value: str) -> bool:
+    return str(value).lower() in ("yes", "true", "1")
+
+
+def apply_correction(target: Any, repo: str, number: int, dimension: str, new_id: str,
+                     index_dir: str | Path | None = None) -> bool:
+    """Set one dimension of an indexed issue now and save. ``target`` is a ``LiveIndex``, a
+    ``LiveEngine``, an ``Engine`` or an ``IssueIndex`` (the last two save to ``index_dir`` when
+    given). False when the issue is not in the index yet: the correction then waits in the
+    feedback table and joins the index with the issue when it closes (``index_add`` job)."""
+    with _writable(target, index_dir) as index:
+        row = index.row_of((repo, number))
+        if row is None:
+            return False
+        index.update_labels((repo, number), corrected_item(index.items[row], dimension, new_id))
+        return True
+
+
+@contextmanager
+def _writable(target: Any, index_dir: str | Path | None) -> Iterator[IssueIndex]:
+    live = getattr(target, "live", target)
+    if isinstance(live, LiveIndex):
+        with live.writing() as index:
+            yield index
+        return
+    index = getattr(target, "index", target)
+    yield index
+    if index_dir is not None:
+        index.save(index_dir)
+
+
+# new closed issues ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClosedEntry:
+    """One closed issue ready to index: its state (the body is embedded, never stored)."""
+
+    issue: IssueState
+    labels: Labels
+    is_bug: bool
+    resolution: str
+    status: LabelStatus
+    duplicate_of: int | None = None
+
+
+def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[ClosedEntry]) -> int:
+    """Embed title+body of each issue in one batch and add (or replace) them; returns new rows."""
+    if not entries:
+        return 0
+    issues = [Issue(repo=e.issue.repo, number=e.issue.number, title=e.issue.title[:1000],
+                    body=e.issue.body) for e in entries]
+    vectors, features = stack(analyse_many(issues, embedder), len(rules.FEATURE_NAMES))
+    return index.add([indexed_item(e) for e in entries], vectors, features)
+
+
+def indexed_item(entry: ClosedEntry) -> IndexedIssue:
+    issue = entry.issue
+    return IndexedIssue(
+        repo=issue.repo, number=issue.number, url=issue.url, title=issue.title[:1000],
+        state="closed", close_reason=close_reason(issue.state_reason), labels=entry.labels,
+        is_bug=entry.is_bug, resolution=entry.resolution, status=entry.status,
+        duplicate_of=entry.duplicate_of)
+
+
+def add_closed_issue(index: IssueIndex, embedder: Embedder, issue_state: IssueState,
+                     labels: Labels, resolution: str = "unresolved",
+                     status: LabelStatus = "confirmed", is_bug: bool = True) -> bool:
+    """One issue; True when it was new to the index."""
+    entry = ClosedEntry(issue_state, labels, is_bug, resolution, status)
+    return add_closed_issues(index, embedder, [entry]) == 1
+
+
+def labels_of(triage: Triage) -> tuple[Labels, bool]:
+    """The engine's answer as index labels (for issues nobody labelled)."""
+    ids = {dim: triage.prediction(dim).id for dim in ("stage", "symptom", "root_cause", "fix_pattern")}
+    distributed = triage.distributed_specific.id == "yes"
+    return Labels(**ids, distributed_specific=distributed), triage.is_bug.id != "no"
+
+
+def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[[IssueState, Labels | None], None]:
+    """The ``indexer(issue_state, labels)`` the service's ``index_add`` job calls for a closed
+    issue. Labels come from the stored triage with human corrections; without them the engine
+    triages the issue now and it is indexed as "predicted" (and stored, so the review page can
+    confirm it)."""
+
+    def indexer(issue: IssueState, labels: Labels | None) -> None:
+        status: LabelStatus = "confirmed" if labels and _was_reviewed(store, issue) else "predicted"
+        is_bug = True
+        if labels is None:
+            triage = engine.triage(Issue(repo=issue.repo, number=issue.number, title=issue.title[:1000],
+                                         body=issue.body))
+            labels, is_bug = labels_of(triage)
+            if store is not None:
+                store.save_triage(triage, None, None)  # author None: not counted by flood limits
+        with engine.live.writing() as index:
+            add_closed_issue(index, engine.embedder, issue, labels, status=status, is_bug=is_bug)
+
+    return indexer
+
+
+def _was_reviewed(store: Any, issue: IssueState) -> bool:
+    if store is None:
+        return False
+    return any(fb.source in ("page", "command") for fb in store.feedback(issue.repo, issue.number))
+
+
+def retrain(engine: Any, directory: str | Path | None = None) -> dict[str, Any]:
+    """Refit the classifier on the index as it is now; returns what it learned from. With
+    ``directory``, engines of running workers over that index refit on their next triage."""
+    start = time.perf_counter()
+    engine.retrain()
+    if directory is not None:
+        (Path(directory) / RETRAIN_STAMP).write_text(time.strftime("%Y-%m-%dT%H:%M:%S\n"))
+    items = engine.index.items
+    confirmed = sum(item.status == "confirmed" for item in items)
+    return {"issues": len(items), "confirmed": confirmed, "predicted": len(items) - confirmed,
+            "seconds": round(time.perf_counter() - start, 2)}

@@ -1,0 +1,302 @@
+"""The optional LLM path: ask an OpenAI-compatible server to classify an issue, then refine the
+offline triage with the answer. The only module that imports ``openai``.
+
+Any server that speaks the chat-completions API works by configuration (OpenAI, Azure, vLLM,
+llama.cpp server, Ollama). The LLM is an advisor, never a dependency: every failure (no budget,
+timeout, 429/5xx after two retries, unparsable or inconsistent answer) ends in the offline triage
+with a note and one log line, and the job goes on (RELIABILITY 31, 37).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import openai
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from triagebot.llm import combine
+from triagebot.llm import answer as llm_answer
+from triagebot.llm import prompt as llm_prompt
+from triagebot.llm import summary as llm_summary
+from triagebot.llm.store import AnswerCache, Budget, Clock, LLMStats, StatsRecorder, cache_key
+from triagebot.domain.models import Issue, Similar, Triage
+
+log = logging.getLogger("triagebot.llm.client")
+
+MAX_RETRIES = 2
+BACKOFF_S = 0.5
+FORMATS = ("json_schema", "json_object", "plain")
+_SECRET_NAMES = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PRIVATE|CREDENTIAL", re.I)
+_ENV = {
+    "model": "TRIAGEBOT_LLM_MODEL",
+    "base_url": "TRIAGEBOT_LLM_BASE_URL",
+    "api_key": "OPENAI_API_KEY",
+    "timeout": "TRIAGEBOT_LLM_TIMEOUT",
+    "max_tokens": "TRIAGEBOT_LLM_MAX_TOKENS",
+    "calls_per_hour": "TRIAGEBOT_LLM_CALLS_PER_HOUR",
+    "cache_path": "TRIAGEBOT_LLM_CACHE",
+    "prompts_dir": "TRIAGEBOT_PROMPTS_DIR",
+}
+
+
+class LLMConfigError(ValueError):
+    """A bad TRIAGEBOT_LLM_* value; the message is one line naming the variable."""
+
+
+class LLMSettings(BaseModel):
+    """Validated LLM configuration, read once from the environment by ``from_env``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(default="default", min_length=1)
+    base_url: str | None = Field(default=None, pattern=r"^https?://")
+    api_key: SecretStr | None = None
+    timeout: float = Field(default=20.0, gt=0, le=30)
+    max_tokens: int = Field(default=600, ge=64, le=8192)
+    calls_per_hour: int = Field(default=200, ge=0)
+    cache_path: str | None = None
+    prompts_dir: str | None = None
+    secret_values: tuple[str, ...] = Field(default=(), repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "LLMSettings | None":
+        """None when neither a model nor a base URL is configured: the bot stays offline."""
+        env = os.environ if env is None else env
+        if not (env.get(_ENV["model"]) or env.get(_ENV["base_url"])):
+            return None
+        values: dict[str, Any] = {k: env[v] for k, v in _ENV.items() if env.get(v)}
+        values["secret_values"] = secret_values(env)
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            name = _ENV.get(str(err["loc"][0]), str(err["loc"][0]))
+            raise LLMConfigError(f"{name}: {err['msg']}") from None
+
+
+def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """Values of secret-looking variables, redacted from prompts should any ever show up."""
+    return tuple(v for k, v in env.items() if _SECRET_NAMES.search(k) and len(v) >= 8)
+
+
+class LLMFailure(Exception):
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason, self.detail = reason, detail
+
+
+class LLMClassifier:
+    """Classifies issues through the configured server and implements the ``Refiner`` protocol."""
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        thresholds: Mapping[str, float] | None = None,
+        budget_clock: Clock = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.settings = settings
+        self.thresholds = dict(thresholds or {})
+        self._templates = _load_templates(settings)
+        self._cache = AnswerCache(settings.cache_path)
+        self._budget = Budget(settings.calls_per_hour, budget_clock)
+        self._stats = StatsRecorder()
+        self._sleep = sleep
+        self._format = FORMATS[0]
+        key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
+        self._client = openai.OpenAI(
+            api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=0
+        )
+
+    def stats(self) -> LLMStats:
+        return self._stats.snapshot()
+
+    def close(self) -> None:
+        self._client.close()
+        self._cache.close()
+
+    def refine(self, issue: Issue, offline: Triage, neighbours: list[Similar]) -> Triage:
+        """Offline triage sharpened by the LLM, or ``offline`` plus a note; never raises."""
+        try:
+            prompt, answer = self.classify(issue, offline, neighbours)
+            refined = combine.combine(offline, answer, issue_text=prompt.issue_text,
+                                      neighbours=neighbours, thresholds=self.thresholds)
+        except LLMFailure as failure:
+            return self._fallback(issue, offline, failure.reason, failure.detail)
+        except Exception as exc:  # noqa: BLE001 - the refiner must never take the job down
+            log.exception("llm refine failed unexpectedly")
+            return self._fallback(issue, offline, "unexpected", type(exc).__name__)
+        self._stats.count("refined")
+        return refined
+
+    def _fallback(self, issue: Issue, offline: Triage, reason: str, detail: str) -> Triage:
+        self._stats.fallback(reason)
+        log.warning("llm fallback to offline for %s#%s: %s %s", issue.repo, issue.number,
+                    reason, detail)
+        note = f"llm: fell back to offline triage ({reason}{': ' + detail if detail else ''})"
+        return offline.model_copy(update={"notes": offline.notes + [note]})
+
+    def summarize_resolution(self, issue_title: str, discussion: str) -> str | None:
+        """One sanitised sentence on how a closed issue was resolved, or None (any failure, an
+        unsafe answer): ``index sync`` then keeps its offline extract. Never raises."""
+        try:
+            prompt = llm_summary.build(self.settings.prompts_dir, issue_title, discussion,
+                                       self.settings.secret_values)
+            key = cache_key(self.settings.model, prompt.version, prompt.system, prompt.user)
+            content = self._cache.get(key)
+            if content is None and not self._budget.take("resolution-summary"):
+                raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
+            if content is None:
+                content = self._ask(prompt.messages(), time.monotonic() + self.settings.timeout, True)
+                self._cache.put(key, content or "")
+            return llm_summary.sanitised(content, self.settings.secret_values)
+        except Exception as exc:  # noqa: BLE001 - a summary is optional; the sync must go on
+            self._stats.fallback(getattr(exc, "reason", "unexpected"))
+            log.warning("llm resolution summary failed (%s); keeping the offline extract", exc)
+            return None
+
+    def classify(
+        self, issue: Issue, offline: Triage, neighbours: list[Similar]
+    ) -> tuple[llm_prompt.Prompt, BaseModel]:
+        """The validated answer for ``issue``; raises ``LLMFailure`` with a stable reason."""
+        prompt = llm_prompt.build(self._templates, issue, offline, neighbours,
+                                  self.settings.secret_values)
+        key = cache_key(self.settings.model, prompt.version, prompt.system, prompt.user)
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._stats.count("cache_hits")
+            return prompt, self._validated(cached, neighbours, issue)
+        if not self._budget.take(issue.repo.split("/")[0] or "default"):
+            raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
+        deadline = time.monotonic() + self.settings.timeout
+        answer = self._answer(prompt, neighbours, issue, deadline)
+        self._cache.put(key, answer.model_dump_json())
+        return prompt, answer
+
+    def _answer(self, prompt: llm_prompt.Prompt, neighbours: list[Similar], issue: Issue,
+                deadline: float) -> BaseModel:
+        """One request plus at most one repair turn when the reply is not JSON at all."""
+        messages = prompt.messages()
+        content = self._ask(messages, deadline)
+        try:
+            return self._validated(content, neighbours, issue)
+        except LLMFailure as failure:
+            if failure.reason != "invalid_json":
+                raise
+            log.info("llm reply was not JSON (%s); asking once for a repair", failure.detail)
+            repair = llm_prompt.repair_message(self._templates, failure.detail)
+            messages += [{"role": "assistant", "content": content or ""},
+                         {"role": "user", "content": repair}]
+            return self._validated(self._ask(messages, deadline), neighbours, issue)
+
+    @staticmethod
+    def _validated(content: str | None, neighbours: list[Similar], issue: Issue) -> BaseModel:
+        try:
+            answer = llm_answer.parse(content)
+            llm_answer.check(answer, neighbours, issue.number)
+        except llm_answer.InvalidAnswer as bad:
+            raise LLMFailure(bad.reason, bad.detail) from None
+        return answer
+
+    def _ask(self, messages: list[dict[str, str]], deadline: float, plain: bool = False) -> str | None:
+        """Send once, degrading the output format on 400 and retrying 429/5xx within the deadline."""
+        retries = 0
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0.05:
+                raise LLMFailure("timeout", "no time left for another attempt")
+            try:
+                return self._request(messages, remaining, plain)
+            except openai.APITimeoutError:
+                raise LLMFailure("timeout", f"no answer within {self.settings.timeout:g}s") from None
+            except openai.BadRequestError as exc:
+                if plain or self._format == FORMATS[-1]:
+                    raise LLMFailure("bad_request", f"HTTP 400 in {self._format} mode") from None
+                self._degrade_format(exc)
+            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
+                retries += 1
+                self._wait_or_fail(exc, retries, deadline)
+            except openai.APIStatusError as exc:
+                raise LLMFailure(f"http_{exc.status_code}", "server refused the request") from None
+
+    def _degrade_format(self, exc: openai.BadRequestError) -> None:
+        """Servers without structured output reject ``response_format``: try the next format."""
+        old = self._format
+        self._format = FORMATS[FORMATS.index(old) + 1]
+        log.info("llm server rejected response_format %s (HTTP 400); using %s", old, self._format)
+
+    def _wait_or_fail(self, exc: Exception, retries: int, deadline: float) -> None:
+        reason = _reason(exc)
+        if retries > MAX_RETRIES:
+            raise LLMFailure(reason, f"still failing after {MAX_RETRIES} retries")
+        wait = _retry_after(exc)
+        wait = BACKOFF_S * 2 ** (retries - 1) if wait is None else wait
+        if time.monotonic() + wait >= deadline:
+            limit = self.settings.timeout
+            raise LLMFailure(reason, f"retry in {wait:g}s would pass the {limit:g}s timeout")
+        log.info("llm %s; retry %d/%d in %.2fs", reason, retries, MAX_RETRIES, wait)
+        self._sleep(wait)
+
+    def _request(self, messages: list[dict[str, str]], timeout: float, plain: bool = False) -> str | None:
+        started = time.perf_counter()
+        usage = None
+        try:
+            response = self._client.chat.completions.create(
+                model=self.settings.model, messages=messages, temperature=0,
+                max_tokens=self.settings.max_tokens, timeout=timeout, **self._format_kwargs(plain),
+            )
+            usage = response.usage
+            return response.choices[0].message.content if response.choices else None
+        finally:
+            tokens = (getattr(usage, "prompt_tokens", 0) or 0,
+                      getattr(usage, "completion_tokens", 0) or 0)
+            latency = time.perf_counter() - started
+            self._stats.call(latency, *tokens)
+            log.debug("llm call %s: %.0f ms, tokens in/out %d/%d", self._format, latency * 1000, *tokens)
+
+    def _format_kwargs(self, plain: bool = False) -> dict[str, Any]:
+        if self._format == "json_schema" and not plain:
+            schema = {"name": "triage", "strict": True, "schema": llm_answer.json_schema()}
+            return {"response_format": {"type": "json_schema", "json_schema": schema}}
+        if self._format == "json_object" and not plain:  # plain: free text, e.g. summaries
+            return {"response_format": {"type": "json_object"}}
+        return {}
+
+
+def _load_templates(settings: LLMSettings) -> llm_prompt.Templates:
+    directory = llm_prompt.prompts_dir({"TRIAGEBOT_PROMPTS_DIR": settings.prompts_dir or ""})
+    try:
+        return llm_prompt.Templates.load(directory)
+    except OSError as exc:
+        raise LLMConfigError(f"TRIAGEBOT_PROMPTS_DIR: cannot read prompt templates ({exc})") from None
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, openai.RateLimitError):
+        return "rate_limited"
+    if isinstance(exc, openai.APIStatusError):
+        return "server_error"
+    return "connection"
+
+
+def _retry_after(exc: Exception) -> float | None:
+    """Seconds from ``Retry-After`` (or ``retry-after-ms``); None when absent or unparsable."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            return max(float(headers[name]) * scale, 0.0)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return None
+
+
+def build_refiner(env: Mapping[str, str] | None = None, **kwargs: Any) -> LLMClassifier | None:
+    """The LLM refiner configured by ``env`` (default ``os.environ``), or None when unconfigured."""
+    settings = LLMSettings.from_env(os.environ if env is None else env)
+    return LLMClassifier(settings, **kwargs) if settings else None

@@ -1,0 +1,177 @@
+"""What the review page and ``triagebot report`` show, read from the store: recent triages with
+their per-dimension review state, and the statistics of maintainers' decisions.
+
+Reads only; the statistics are pure functions of feedback rows so they are tested without a
+browser. "Accepted" means a maintainer confirmed the bot's id; anything else is a correction."""
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+from typing import Any
+
+from pydantic import BaseModel
+
+from triagebot.domain import taxonomy
+from triagebot.domain.models import Triage
+from triagebot.store.records import Feedback, Store
+
+DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
+REVIEW_SOURCES = ("page", "command")
+LOW_CONFIDENCE = 0.5
+YES_NO = ["yes", "no"]
+
+
+class DimensionRow(BaseModel):
+    dimension: str
+    predicted: str
+    name: str
+    confidence: float
+    current: str  # the id after human review (equal to predicted when untouched or accepted)
+    state: str  # pending | accepted | corrected
+    options: list[str]
+
+
+class ReviewRow(BaseModel):
+    repo: str
+    number: int
+    url: str
+    updated_at: float
+    dimensions: list[DimensionRow]
+
+    @property
+    def low_confidence(self) -> bool:
+        return any(d.confidence < LOW_CONFIDENCE for d in self.dimensions[:4])
+
+    @property
+    def needs_review(self) -> bool:
+        return any(d.state == "pending" for d in self.dimensions)
+
+
+def options(dimension: str, stage: str) -> list[str]:
+    """Ids a maintainer may choose: symptoms and root causes only inside the (current) stage."""
+    if dimension in ("distributed_specific", "is_bug"):
+        return YES_NO
+    if dimension in ("symptom", "root_cause"):
+        return taxonomy.in_stage(dimension, stage) + [taxonomy.UNKNOWN]
+    extra = [taxonomy.UNKNOWN] if dimension == "fix_pattern" else []
+    return taxonomy.ids(dimension) + extra
+
+
+def normal_id(dimension: str, value: str | None) -> str | None:
+    """Yes/no predictions are spelled several ways by older code ("true"); one spelling here."""
+    if dimension in ("distributed_specific", "is_bug") and value is not None:
+        return "yes" if str(value).lower() in ("yes", "true", "1") else "no"
+    return value
+
+
+def review_row(repo: str, number: int, triage: Triage, updated_at: float,
+               feedback: list[Feedback]) -> ReviewRow:
+    latest = {fb.dimension: fb for fb in feedback if fb.source in REVIEW_SOURCES and fb.new_id}
+    rows, stage = [], triage.stage.id
+    for dim in DIMENSIONS:
+        pred = triage.prediction(dim)
+        predicted = normal_id(dim, pred.id) or taxonomy.UNKNOWN
+        fb = latest.get(dim)
+        current = normal_id(dim, fb.new_id) if fb else predicted
+        state = "pending" if fb is None else ("accepted" if current == predicted else "corrected")
+        if dim == "stage":
+            stage = current or stage
+        rows.append(DimensionRow(dimension=dim, predicted=predicted, name=pred.name,
+                                 confidence=pred.confidence, current=current or predicted,
+                                 state=state, options=options(dim, stage)))
+    url = f"https://github.com/{repo}/issues/{number}"
+    return ReviewRow(repo=repo, number=number, url=url, updated_at=updated_at, dimensions=rows)
+
+
+def recent(store: Store, limit: int = 50, only: str = "") -> list[ReviewRow]:
+    """The latest triages, optionally only ``low`` confidence or ``pending`` review ones."""
+    sql = "SELECT repo, number, triage, updated_at FROM triages ORDER BY updated_at DESC LIMIT ?"
+    rows = []
+    for repo, number, raw, updated in store.db.query(sql, (limit * 4,)):
+        row = review_row(repo, number, Triage.model_validate_json(raw), updated,
+                         store.feedback(repo, number))
+        if (only == "low" and not row.low_confidence) or (only == "pending" and not row.needs_review):
+            continue
+        rows.append(row)
+    return rows[:limit]
+
+
+# statistics ----------------------------------------------------------------------------------
+def all_feedback(store: Store) -> list[Feedback]:
+    sql = ("SELECT repo, number, dimension, old_id, new_id, who, source, at FROM feedback "
+           "ORDER BY at, id")
+    keys = ("repo", "number", "dimension", "old_id", "new_id", "who", "source", "at")
+    return [Feedback(**dict(zip(keys, r))) for r in store.db.query(sql)]
+
+
+def decisions(feedback: list[Feedback]) -> list[Feedback]:
+    """The last review decision per issue and dimension (a later correction overrides)."""
+    last: dict[tuple[str, int, str], Feedback] = {}
+    for fb in feedback:
+        if fb.source in REVIEW_SOURCES and fb.new_id and fb.dimension in DIMENSIONS:
+            last[(fb.repo, fb.number, fb.dimension)] = fb
+    return list(last.values())
+
+
+def week_of(at: float) -> str:
+    year, week, _ = datetime.fromtimestamp(at, timezone.utc).isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def acceptance(feedback: list[Feedback]) -> dict[str, dict[str, tuple[int, int]]]:
+    """dimension -> ISO week -> (accepted, decided), counting each issue's last decision."""
+    out: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for fb in decisions(feedback):
+        cell = out[fb.dimension][week_of(fb.at)]
+        cell[0] += normal_id(fb.dimension, fb.old_id) == normal_id(fb.dimension, fb.new_id)
+        cell[1] += 1
+    return {d: {w: (a, n) for w, (a, n) in sorted(weeks.items())} for d, weeks in out.items()}
+
+
+def confusion(feedback: list[Feedback], dimension: str = "stage") -> tuple[list[str], list[list[int]]]:
+    """Predicted (rows) against the maintainer's id (columns) over the last decisions."""
+    pairs = [(normal_id(dimension, fb.old_id) or taxonomy.UNKNOWN, normal_id(dimension, fb.new_id))
+             for fb in decisions(feedback) if fb.dimension == dimension]
+    order = {v: i for i, v in enumerate(options(dimension, "") if dimension not in
+                                        ("symptom", "root_cause") else _all_ids(dimension))}
+    labels = sorted({v for pair in pairs for v in pair if v}, key=lambda v: (order.get(v, 999), v))
+    where = {v: i for i, v in enumerate(labels)}
+    matrix = [[0] * len(labels) for _ in labels]
+    for old, new in pairs:
+        matrix[where[old]][where[new or old]] += 1
+    return labels, matrix
+
+
+def _all_ids(dimension: str) -> list[str]:
+    return taxonomy.ids(dimension) + [taxonomy.UNKNOWN]
+
+
+def top_symptoms(store: Store, now: float | None = None, limit: int = 10) -> list[tuple[str, int]]:
+    """Most frequent symptoms (after corrections) among issues triaged this calendar month."""
+    now = time.time() if now is None else now
+    start = datetime.fromtimestamp(now, timezone.utc).replace(day=1, hour=0, minute=0, second=0,
+                                                              microsecond=0).timestamp()
+    counts: Counter[str] = Counter()
+    sql = "SELECT repo, number, triage FROM triages WHERE created_at >= ?"
+    for repo, number, raw in store.db.query(sql, (start,)):
+        row = review_row(repo, number, Triage.model_validate_json(raw), 0.0,
+                         store.feedback(repo, number))
+        counts[row.dimensions[1].current] += 1
+    return counts.most_common(limit)
+
+
+def stats(store: Store, dimension: str = "stage", now: float | None = None) -> dict[str, Any]:
+    """Everything the stats view and the report show."""
+    feedback = all_feedback(store)
+    labels, matrix = confusion(feedback, dimension)
+    return {"acceptance": acceptance(feedback), "dimension": dimension,
+            "confusion_labels": labels, "confusion": matrix,
+            "symptoms": [(s, taxonomy.name("symptom", s), n) for s, n in top_symptoms(store, now)],
+            "decisions": len(decisions(feedback))}
+
+
+def overall_rate(weeks: dict[str, tuple[int, int]]) -> float:
+    accepted = sum(a for a, _ in weeks.values())
+    decided = sum(n for _, n in weeks.values())
+    return accepted / decided if decided else 0.0

@@ -1,0 +1,181 @@
+"""Process wiring for ``triagebot serve`` / ``triagebot worker`` and gunicorn. Everything here runs
+when called, never at import: settings are passed in (or read once by the gunicorn factory)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from flask import Flask
+
+from triagebot.comment import render as comment
+from triagebot.service import jobs as handlers
+from triagebot.service import housekeeping
+from triagebot.service import rq_transport
+from triagebot.settings import Settings
+from triagebot.service.jobs import Deps
+from triagebot.domain.models import Triage
+from triagebot.logs import setup
+from triagebot.store.queue import Queue
+from triagebot.store.records import Store
+from triagebot.service.worker import Worker, start_threads
+
+
+def github_port_factory(settings: Settings, store: Store,
+                        quota: Any = None) -> Callable[[int | None], Any]:
+    """installation id -> GitHubPort. Writes of every worker process are paced through one ledger
+    in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit
+    (the caller passes it so jobs can consult it before calling GitHub, RELIABILITY 27)."""
+    from triagebot.github import client as github
+    from triagebot.store.write_ledger import DbLedger
+    from triagebot.github.ratelimit import QuotaTracker, WritePacer
+
+    pacer, quota = WritePacer(DbLedger(store.db)), quota or QuotaTracker()
+    ports: dict[int | None, Any] = {}
+
+    def port_for(installation_id: int | None) -> Any:
+        if installation_id is None:
+            raise ValueError("delivery carries no installation id")
+        if installation_id not in ports:
+            ports[installation_id] = github.installation_port(
+                settings, installation_id, pacer=pacer, quota=quota)
+        return ports[installation_id]
+
+    return port_for
+
+
+def load_engine(settings: Settings) -> Any:
+    """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
+    when one is configured."""
+    from triagebot.engine.classify import THRESHOLDS
+    from triagebot.llm.client import build_refiner
+    from triagebot.learning.live import LiveEngine
+
+    return LiveEngine.load(settings.index, refiner=build_refiner(thresholds=THRESHOLDS))
+
+
+def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
+    """Comments link only to issues of the indexed repositories, and are scanned for the
+    configured secret values before anything is posted."""
+    secrets = [s.get_secret_value() for s in (settings.webhook_secret, settings.webhook_secret_old,
+                                               settings.private_key, settings.openai_api_key)
+               if s.get_secret_value()]
+
+    def render(triage: Triage) -> str:
+        repos = frozenset(getattr(engine, "repos", lambda: ())())
+        return comment.render(triage, allowed_repos=repos, secrets=secrets)
+
+    return render
+
+
+def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
+    """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
+    from triagebot.github.ratelimit import QuotaTracker
+
+    quota = overrides.pop("quota", None) or QuotaTracker()
+    engine = overrides.pop("engine", None) or load_engine(settings)
+    port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
+    render = overrides.pop("render", None) or renderer(settings, engine)
+    indexer = overrides.pop("indexer", None) or _indexer(engine, store)
+    return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
+                render=render, indexer=indexer, paused=quota.resume_in, **overrides)
+
+
+def _indexer(engine: Any, store: Store) -> Any:
+    """Closed-as-completed issues join the index (the learning module owns how); only a live
+    engine, which follows the index directory, can take them."""
+    from triagebot.learning.live import LiveEngine, make_indexer
+
+    return make_indexer(engine, store) if isinstance(engine, LiveEngine) else None
+
+
+def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:
+    queue = Queue(deps.store.db, max_attempts=settings.max_attempts)
+    return Worker(queue, lambda job: handlers.run(deps, job), **kwargs)
+
+
+def run_workers(settings: Settings, count: int, stop: threading.Event | None = None,
+                **overrides: Any) -> list[threading.Thread]:
+    """Start ``count`` worker threads (``triagebot worker`` or embedded in ``serve``)."""
+    store = Store(settings.db)
+    deps = build_deps(settings, store, **overrides)
+    stop = stop or threading.Event()
+    housekeeping.start(store, _app_client_factory(settings), settings.reconcile_interval, stop)
+    return start_threads(lambda: make_worker(settings, deps), count, stop)
+
+
+def _app_client_factory(settings: Settings) -> Callable[[], Any] | None:
+    """Reconciling needs the App's own credentials; without them only the purge runs."""
+    if not (settings.app_id and settings.private_key.get_secret_value()):
+        return None
+
+    def make() -> Any:
+        from triagebot.github.client import app_client
+
+        return app_client(settings)
+
+    return make
+
+
+def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
+          workers: int | None = None, **overrides: Any) -> None:
+    """Development server: werkzeug plus embedded worker threads. Use gunicorn in production."""
+    from werkzeug.serving import run_simple
+
+    setup()
+    settings.require_serving()
+    stop = threading.Event()
+    count = settings.workers if workers is None else workers
+    if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
+        run_workers(settings, count, stop, **overrides)
+    try:
+        run_simple(host, port, create_wsgi(settings), threaded=True)
+    finally:
+        stop.set()
+
+
+def create_wsgi(settings: Settings) -> Flask:
+    """The web tier does not load the engine; healthz reports whether the index is on disk."""
+    from triagebot.service.app import create_app
+
+    store = Store(settings.db)
+    return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
+                      index_loaded=lambda: Path(settings.index).is_dir())
+
+
+def wsgi() -> Flask:
+    """gunicorn entry point (``triagebot.service.wiring:wsgi()``): reads the environment once, here."""
+    setup()
+    return create_wsgi(Settings.from_env())
+
+
+def work(settings: Settings, count: int | None = None, **overrides: Any) -> None:
+    """``triagebot worker``: worker threads only (the web tier runs under gunicorn); blocks until
+    interrupted. With TRIAGEBOT_QUEUE_URL: one RQ worker woken through Redis (see rq_transport)."""
+    setup()
+    if settings.queue_url:
+        rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
+        deps = build_deps(settings, Store(settings.db), **overrides)
+        rq_transport.work(settings, make_worker(settings, deps))
+        return
+    stop = threading.Event()
+    threads = run_workers(settings, settings.workers if count is None else max(1, count), stop,
+                          **overrides)
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(1.0)
+    except KeyboardInterrupt:
+        stop.set()
+
+
+def run_rq_job(job_id: int) -> str:
+    """RQ entry point: claim job ``job_id`` in the database and run it like the polling worker.
+    A plain ``rq worker`` process has no bound worker yet: it builds one from the environment."""
+    worker = rq_transport.bound_worker()
+    if worker is None:
+        settings = Settings.from_env()
+        worker = make_worker(settings, build_deps(settings, Store(settings.db)))
+        rq_transport.bind(worker)
+    job = worker.run_once(int(job_id))
+    return "not claimable (done, cancelled or leased elsewhere)" if job is None else "ran"
