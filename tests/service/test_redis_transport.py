@@ -21,7 +21,7 @@ from support.service import (BOT, SECRET, FakeEngine, FakeGitHub, encode, issue_
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring as server
 from triagebot.settings import ConfigError, Settings
-from triagebot.github.errors import RateLimited, TransientError
+from triagebot.github.errors import Forbidden, RateLimited
 from triagebot.service.jobs import Deps
 from triagebot.store.queue import Queue
 from triagebot.service.rq_transport import RedisQueue, Sweeper, Transport, transport_for, web_queue, work
@@ -94,9 +94,10 @@ class Clock:
 
 def make_worker(settings: Settings, gh: FakeGitHub, clock: Clock | None = None,
                 max_attempts: int = 5) -> Worker:
-    store = Store(settings.db)
-    deps = Deps(store=store, port_for=lambda _i: gh, engine=FakeEngine(), bot_login=BOT)
-    queue = Queue(store.db, max_attempts=max_attempts, clock=clock or time.time)
+    now = clock or time.time  # one clock for the queue and the store (installation pauses)
+    store = Store(settings.db, clock=now)
+    deps = Deps(store=store, port_for=lambda _i: gh, engine=FakeEngine(), bot_login=BOT, clock=now)
+    queue = Queue(store.db, max_attempts=max_attempts, clock=now)
     return Worker(queue, lambda job: handlers.run(deps, job))
 
 
@@ -132,8 +133,8 @@ def test_rate_limited_job_is_rescheduled_by_the_sweeper_then_completes(env) -> N
     gh.fail["get_issue"] = [RateLimited("secondary limit", retry_after=120)]
     assert deliver(settings) == 202
     work(settings, worker, burst=True)
-    [job] = worker.queue.jobs()
-    assert (job.status, job.attempts) == ("queued", 1) and "RateLimited" in (job.last_error or "")
+    [job] = worker.queue.jobs()  # waiting on GitHub spends no attempt (issue #13)
+    assert (job.status, job.attempts) == ("queued", 0) and "RateLimited" in (job.last_error or "")
     assert gh.bot_comments("org/repo", 7) == [] and rq_count(settings) == 0
     sweeper = Sweeper(worker.queue, transport_for(settings))
     clock.now += 100
@@ -141,7 +142,7 @@ def test_rate_limited_job_is_rescheduled_by_the_sweeper_then_completes(env) -> N
     clock.now += 30
     work(settings, worker, burst=True)  # sweeps first, then runs the pushed attempt
     [job] = worker.queue.jobs()
-    assert (job.status, job.attempts) == ("done", 2)
+    assert (job.status, job.attempts) == ("done", 1)
     assert len(gh.bot_comments("org/repo", 7)) == 1
 
 
@@ -149,13 +150,14 @@ def test_job_is_dead_lettered_after_max_attempts_and_never_pushed_again(env) -> 
     settings, gh = env
     clock = Clock()
     worker = make_worker(settings, gh, clock, max_attempts=2)
-    gh.fail["get_issue"] = [TransientError("502 bad gateway"), TransientError("502 again")]
+    # a failure of the job itself (a 5xx only waits, issue #13: test_github_outages_lose_nothing)
+    gh.fail["get_issue"] = [Forbidden("403 resource not accessible"), Forbidden("403 again")]
     assert deliver(settings) == 202
     work(settings, worker, burst=True)
     clock.now += 3600
     work(settings, worker, burst=True)
     [job] = worker.queue.jobs("dead")
-    assert job.attempts == 2 and "502 again" in (job.last_error or "")
+    assert job.attempts == 2 and "403 again" in (job.last_error or "")
     assert Sweeper(worker.queue, transport_for(settings)).sweep() == 0
     assert gh.bot_comments("org/repo", 7) == [] and rq_count(settings) == 0
 

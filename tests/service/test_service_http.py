@@ -147,7 +147,8 @@ def test_healthz_reports_db_queue_and_index(server) -> None:
     conn.request("GET", "/healthz")
     resp = conn.getresponse()
     assert resp.status == 200
-    assert json.loads(resp.read()) == {"db": True, "queue_depth": 1, "index_loaded": True}
+    assert json.loads(resp.read()) == {"db": True, "queue_depth": 1, "dead_letters": 0,
+                                       "index_loaded": True}
 
 
 def test_every_github_issues_and_issue_comment_example(server, settings: Settings) -> None:

@@ -94,15 +94,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     from triagebot.review import report
     from triagebot.review import data as review_data
     from triagebot.cli.errors import UserError
+    from triagebot.cli.service import database_url, dead_letter_lines
+    from triagebot.store.queue import Queue
     from triagebot.store.records import Store
 
     if args.dimension not in review_data.DIMENSIONS:
         raise UserError(f"--dimension must be one of {', '.join(review_data.DIMENSIONS)}")
-    db = args.db or os.environ.get("TRIAGEBOT_DB") or "triagebot.sqlite3"
-    if "://" not in db and not Path(db).is_file():
-        raise UserError(f"no database at {db} (give --db or set TRIAGEBOT_DB)")
-    data = review_data.stats(Store(db), args.dimension)
+    store = Store(database_url(args.db))
+    data = review_data.stats(store, args.dimension)
     print(report.text_report(data))
+    print("\n".join(dead_letter_lines(Queue(store.db))))
     if args.html:
         args.html.write_text(report.html_report(data), encoding="utf-8")
         print(f"wrote {args.html}", file=sys.stderr)

@@ -49,6 +49,7 @@ def _too_large(_: Exception) -> tuple[Response, int]:
 def healthz(store: Store, queue: Queue, index_loaded: Callable[[], bool]) -> tuple[Response, int]:
     db_ok = store.db.ping()
     body = {"db": db_ok, "queue_depth": queue.depth() if db_ok else None,
+            "dead_letters": queue.dead_count() if db_ok else None,
             "index_loaded": bool(index_loaded())}
     return jsonify(body), 200 if db_ok else 503
 

@@ -16,7 +16,7 @@ from triagebot.comment import render as comment
 from triagebot.learning import corrections
 from triagebot.service import policy
 from triagebot.domain import repo_config
-from triagebot.github.errors import QuotaPaused
+from triagebot.github.errors import QuotaPaused, RateLimited, WritesPaced
 from triagebot.domain.models import Issue, Labels, Triage
 from triagebot.github.port import GitHubPort, IssueState
 from triagebot.store.queue import Job
@@ -54,15 +54,27 @@ def run(deps: Deps, job: Job) -> str:
     """Run one job; returns a short outcome for the log. GitHub errors propagate to the worker.
 
     A job that would call GitHub while its installation's quota is below the reserve waits for
-    the reset instead of spending the last requests (RELIABILITY 27)."""
+    the reset instead of spending the last requests (RELIABILITY 27). A rate limit GitHub
+    answered pauses the whole installation (recorded in the database, so every worker process
+    sees it): the installation's other jobs wait without sending a request into the limit."""
     handler = JOBS.get(job.kind)
     if handler is None:
         return f"ignored: unknown kind {job.kind}"
-    if job.kind in GITHUB_KINDS and job.installation_id is not None:
-        wait = deps.paused(job.installation_id)
-        if wait > 0:
-            raise QuotaPaused(f"installation {job.installation_id} quota below 10%", wait)
-    return handler(deps, job)
+    installation = job.installation_id
+    if job.kind not in GITHUB_KINDS or installation is None:
+        return handler(deps, job)
+    wait = deps.paused(installation)
+    if wait > 0:
+        raise QuotaPaused(f"installation {installation} quota below 10%", wait)
+    wait = deps.store.installation_pause(installation)
+    if wait > 0:
+        raise QuotaPaused(f"installation {installation} paused by GitHub's rate limit", wait)
+    try:
+        return handler(deps, job)
+    except RateLimited as exc:
+        if not isinstance(exc, WritesPaced):  # our own pacer is no limit GitHub imposed
+            deps.store.pause_installation(installation, exc.retry_after, str(exc))
+        raise
 
 
 # triage -------------------------------------------------------------------------------------

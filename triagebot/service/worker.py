@@ -1,5 +1,7 @@
-"""Worker loop: claim a job, run it, record the outcome. GitHub's own waits win over our backoff;
-a gone issue is a finished job, not a failure; anything else backs off and eventually dead-letters."""
+"""Worker loop: claim a job, run it, record the outcome. Waiting on GitHub (5xx, network errors,
+rate limits) spends no attempt: the job waits it out for up to a day, GitHub's own waits winning
+over our backoff; a gone issue is a finished job, not a failure; anything else backs off and
+dead-letters after the attempt budget."""
 from __future__ import annotations
 
 import logging
@@ -7,7 +9,7 @@ import threading
 import time
 from typing import Callable
 
-from triagebot.github.errors import NotFound, QuotaPaused, RateLimited, WritesPaced
+from triagebot.github.errors import NotFound, QuotaPaused, RateLimited, TransientError, WritesPaced
 from triagebot.logs import emit
 from triagebot.store.queue import Job, Queue
 
@@ -40,9 +42,12 @@ class Worker:
             note = f"paused: {exc} (resume in {exc.retry_after:.0f}s)"
             self.queue.defer(job, exc.retry_after, note)
             return "deferred", note
-        except RateLimited as exc:
+        except RateLimited as exc:  # GitHub says when: wait that long, spend no attempt
             error = f"RateLimited: {exc} (retry after {exc.retry_after:.0f}s)"
-            return self.queue.fail(job, error, exc.retry_after), error
+            return self.queue.wait(job, error, exc.retry_after), error
+        except TransientError as exc:  # GitHub is down or unreachable: wait it out
+            error = f"TransientError: {exc}"
+            return self.queue.wait(job, error), error
         except NotFound as exc:
             self.queue.complete(job, f"skipped: not found ({exc})")
             return "done", "skipped: not found"

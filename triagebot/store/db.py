@@ -43,6 +43,14 @@ MIGRATIONS: list[str] = [
         at DOUBLE PRECISION NOT NULL);
     CREATE INDEX write_ledger_inst ON write_ledger (installation_id, at);
     """,
+    # 2: waiting on GitHub costs no attempt (issue #13): how often a job waited and since when
+    # (the 24 h deadline counts from there), and one rate-limit pause per installation
+    """
+    ALTER TABLE jobs ADD COLUMN waits INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN waiting_since DOUBLE PRECISION;
+    CREATE TABLE installation_pauses (installation_id BIGINT PRIMARY KEY,
+        until DOUBLE PRECISION NOT NULL, reason TEXT, updated_at DOUBLE PRECISION NOT NULL);
+    """,
 ]
 
 

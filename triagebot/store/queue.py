@@ -2,7 +2,10 @@
 
 Jobs survive restarts; a claim holds a lease, so a job whose worker died (kill -9) is claimable
 again once the lease expires. Pending jobs are deduplicated by key (one queued triage per issue).
-Failures back off exponentially, honouring GitHub's own wait, and dead-letter after N attempts."""
+Failures of the job itself back off exponentially and dead-letter after N attempts. Waiting on
+GitHub (an outage, a rate limit) is not the job's fault: ``wait`` puts it back without spending an
+attempt, with a capped backoff, for at least ``WAIT_DEADLINE_S`` from its first wait; only then does
+it dead-letter. Dead letters stay in the table and ``requeue`` puts them back."""
 from __future__ import annotations
 
 import json
@@ -16,6 +19,9 @@ from triagebot.store.db import Database
 LEASE_S = 300.0
 BACKOFF_BASE_S = 30.0
 BACKOFF_CAP_S = 3600.0
+WAIT_BASE_S = 30.0  # waiting on GitHub: 30 s doubling ...
+WAIT_CAP_S = 900.0  # ... to 15 min, so a job notices within 15 min that an outage is over
+WAIT_DEADLINE_S = 24 * 3600.0  # a job waits out GitHub for at least this long, then dead-letters
 CANCEL = "cancel"  # a pseudo-kind: cancels the issue's queued triage jobs instead of enqueuing
 
 
@@ -36,6 +42,8 @@ class Job(JobSpec):
     attempts: int
     last_error: str | None = None
     delivery_id: str | None = None
+    waits: int = 0  # times it was put back while waiting on GitHub (no attempt spent)
+    waiting_since: float | None = None  # first such wait; the wait deadline counts from here
 
 
 # Ready = due (queued and due, or running with an expired lease) AND no other job with the same
@@ -46,7 +54,7 @@ READY = ("((status = 'queued' AND run_after <= ?) "
          "AND NOT EXISTS (SELECT 1 FROM jobs live WHERE live.dedupe_key = jobs.dedupe_key "
          "AND live.status = 'running' AND live.lease_until > ? AND live.id <> jobs.id)")
 COLUMNS = ("id, kind, payload, dedupe_key, installation_id, repo, number, status, attempts, "
-           "last_error, delivery_id")
+           "last_error, delivery_id, waits, waiting_since")
 
 
 def _job(row: tuple) -> Job:
@@ -62,10 +70,19 @@ def backoff(attempts: int, retry_after: float | None = None) -> float:
     return max(delay, retry_after or 0.0)
 
 
+def wait_backoff(waits: int, retry_after: float | None = None) -> float:
+    """Seconds before looking at GitHub again after the ``waits``-th wait: 30 s doubling, capped
+    at 15 min (an outage's end is noticed soon), never sooner than GitHub asks."""
+    delay = min(WAIT_CAP_S, WAIT_BASE_S * 2 ** max(0, waits - 1))
+    return max(delay, retry_after or 0.0)
+
+
 class Queue:
     def __init__(self, db: Database, *, max_attempts: int = 5, lease_s: float = LEASE_S,
+                 wait_deadline_s: float = WAIT_DEADLINE_S,
                  clock: Callable[[], float] = time.time) -> None:
         self.db, self.max_attempts, self.lease_s, self.clock = db, max_attempts, lease_s, clock
+        self.wait_deadline_s = wait_deadline_s
 
     def enqueue(self, spec: JobSpec, delivery_id: str | None = None, delay: float = 0.0) -> int | None:
         """Insert a queued job; returns None when an identical one is already queued."""
@@ -134,6 +151,27 @@ class Queue:
                             (run_after, error[:2000], self.clock(), job.id))
         return "queued"
 
+    def wait(self, job: Job, error: str, retry_after: float | None = None) -> str:
+        """GitHub is down or limiting us: put the job back without spending an attempt, after a
+        capped backoff (never sooner than ``retry_after``). Once it has waited ``wait_deadline_s``
+        since its first wait it dead-letters (``requeue`` can revive it). Returns the new status."""
+        now = self.clock()
+        since = job.waiting_since if job.waiting_since is not None else now
+        if now - since >= self.wait_deadline_s:
+            hours = (now - since) / 3600
+            self._set(job.id, "dead", f"gave up after waiting {hours:.1f} h on GitHub: {error}")
+            return "dead"
+        with self.db.transaction():
+            if self._queued_twin(job):
+                self._set(job.id, "cancelled", f"superseded after: {error}")
+                return "cancelled"
+            run_after = now + wait_backoff(job.waits + 1, retry_after)
+            self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
+                            "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+                            "waits = waits + 1, waiting_since = ?, last_error = ?, updated_at = ? "
+                            "WHERE id = ?", (run_after, since, error[:2000], now, job.id))
+        return "queued"
+
     def defer(self, job: Job, delay: float, note: str) -> None:
         """Put a claimed job back for ``delay`` seconds without spending an attempt (a paused
         installation is not the job's fault, so it must never dead-letter because of it). A newer
@@ -168,6 +206,32 @@ class Queue:
 
     def depth(self) -> int:
         return self.db.query("SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')")[0][0]
+
+    def dead_count(self) -> int:
+        return self.db.query("SELECT COUNT(*) FROM jobs WHERE status = 'dead'")[0][0]
+
+    def requeue(self, job_ids: list[int] | None = None) -> dict[str, list[int]]:
+        """Put dead letters back (all of them, or ``job_ids``) as fresh jobs: attempts, waits and
+        the wait deadline start over, due now. A dead job whose issue already has a queued twin is
+        cancelled instead (the twin does the work). Returns ids by outcome: ``requeued``,
+        ``superseded`` and ``not_dead`` (unknown ids, or jobs that are not dead letters)."""
+        out: dict[str, list[int]] = {"requeued": [], "superseded": [], "not_dead": []}
+        with self.db.transaction():
+            dead = {job.id: job for job in self.jobs("dead")}
+            for job_id in (sorted(dead) if job_ids is None else job_ids):
+                job = dead.pop(job_id, None)
+                if job is None:
+                    out["not_dead"].append(job_id)
+                elif self._queued_twin(job):
+                    self._set(job.id, "cancelled", "superseded when re-queued")
+                    out["superseded"].append(job.id)
+                else:
+                    now = self.clock()
+                    self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, attempts = 0, "
+                                    "waits = 0, waiting_since = NULL, lease_until = NULL, "
+                                    "updated_at = ? WHERE id = ?", (now, now, job.id))
+                    out["requeued"].append(job.id)
+        return out
 
     def jobs(self, status: str | None = None) -> list[Job]:
         where, args = ("WHERE status = ?", (status,)) if status else ("", ())

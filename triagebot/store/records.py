@@ -129,6 +129,27 @@ class Store:
                "AND i.active = 1 ORDER BY r.repo")
         return [row[0] for row in self.db.query(sql, (installation_id,))]
 
+    def pause_installation(self, installation_id: int, seconds: float, reason: str) -> float:
+        """GitHub rate-limited this installation: every job of it waits until the returned
+        instant. One row per installation; a later, shorter limit never shortens a pause."""
+        until = self.clock() + max(0.0, seconds)
+        sql = ("INSERT INTO installation_pauses (installation_id, until, reason, updated_at) "
+               "VALUES (?,?,?,?) ON CONFLICT (installation_id) DO UPDATE SET "
+               "until = CASE WHEN excluded.until > installation_pauses.until "
+               "THEN excluded.until ELSE installation_pauses.until END, "
+               "reason = excluded.reason, updated_at = excluded.updated_at")
+        self.db.execute(sql, (installation_id, until, reason[:500], self.clock()))
+        return self.installation_paused_until(installation_id)
+
+    def installation_paused_until(self, installation_id: int) -> float:
+        rows = self.db.query("SELECT until FROM installation_pauses WHERE installation_id = ?",
+                             (installation_id,))
+        return float(rows[0][0]) if rows else 0.0
+
+    def installation_pause(self, installation_id: int) -> float:
+        """Seconds this installation must still wait for GitHub's rate limit (0: none)."""
+        return max(0.0, self.installation_paused_until(installation_id) - self.clock())
+
     def installation_active(self, installation_id: int) -> bool | None:
         rows = self.db.query("SELECT active FROM installations WHERE installation_id = ?",
                              (installation_id,))
