@@ -31,6 +31,7 @@ class Settings(BaseModel):
     private_key: SecretStr = SecretStr("")
     github_api_url: str = "https://api.github.com"
     db: str = "triagebot.sqlite3"
+    db_pool_size: int = Field(default=10, ge=1)  # PostgreSQL sessions per process
     index: Path = DEFAULT_INDEX
     queue_url: str = ""
     max_body_bytes: int = Field(default=2 * MiB, gt=0)
@@ -89,6 +90,7 @@ ENV_VARS = {
     "TRIAGEBOT_GITHUB_TOKEN": "github_token",
     "TRIAGEBOT_RECONCILE_INTERVAL": "reconcile_interval",
     "TRIAGEBOT_DB": "db",
+    "TRIAGEBOT_DB_POOL_SIZE": "db_pool_size",
     "TRIAGEBOT_INDEX": "index",
     "TRIAGEBOT_QUEUE_URL": "queue_url",
     "TRIAGEBOT_MAX_BODY_BYTES": "max_body_bytes",

@@ -21,6 +21,14 @@ from triagebot.store.records import Store
 from triagebot.service.worker import Worker, start_threads
 
 
+def open_store(settings: Settings) -> Store:
+    """The process's store: PostgreSQL sessions come from one pool of ``db_pool_size``, so build
+    it once per process and share it (the receiver and the embedded workers of ``serve`` do)."""
+    from triagebot.store.db import Database
+
+    return Store(Database(settings.db, pool_size=settings.db_pool_size))
+
+
 def github_port_factory(settings: Settings, store: Store,
                         quota: Any = None) -> Callable[[int | None], Any]:
     """installation id -> GitHubPort. Writes of every worker process are paced through one ledger
@@ -95,9 +103,9 @@ def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:
 
 
 def run_workers(settings: Settings, count: int, stop: threading.Event | None = None,
-                **overrides: Any) -> list[threading.Thread]:
+                store: Store | None = None, **overrides: Any) -> list[threading.Thread]:
     """Start ``count`` worker threads (``triagebot worker`` or embedded in ``serve``)."""
-    store = Store(settings.db)
+    store = store or open_store(settings)
     deps = build_deps(settings, store, **overrides)
     stop = stop or threading.Event()
     housekeeping.start(store, _app_client_factory(settings), settings.reconcile_interval, stop)
@@ -125,20 +133,21 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
     setup()
     settings.require_serving()
     stop = threading.Event()
+    store = open_store(settings)  # one pool for the receiver and the workers
     count = settings.workers if workers is None else workers
     if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
-        run_workers(settings, count, stop, **overrides)
+        run_workers(settings, count, stop, store=store, **overrides)
     try:
-        run_simple(host, port, create_wsgi(settings), threaded=True)
+        run_simple(host, port, create_wsgi(settings, store), threaded=True)
     finally:
         stop.set()
 
 
-def create_wsgi(settings: Settings) -> Flask:
+def create_wsgi(settings: Settings, store: Store | None = None) -> Flask:
     """The web tier does not load the engine; healthz reports whether the index is on disk."""
     from triagebot.service.app import create_app
 
-    store = Store(settings.db)
+    store = store or open_store(settings)
     return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
                       index_loaded=lambda: Path(settings.index).is_dir())
 
@@ -155,7 +164,7 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
     setup()
     if settings.queue_url:
         rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
-        deps = build_deps(settings, Store(settings.db), **overrides)
+        deps = build_deps(settings, open_store(settings), **overrides)
         rq_transport.work(settings, make_worker(settings, deps))
         return
     stop = threading.Event()
@@ -175,7 +184,7 @@ def run_rq_job(job_id: int) -> str:
     worker = rq_transport.bound_worker()
     if worker is None:
         settings = Settings.from_env()
-        worker = make_worker(settings, build_deps(settings, Store(settings.db)))
+        worker = make_worker(settings, build_deps(settings, open_store(settings)))
         rq_transport.bind(worker)
     job = worker.run_once(int(job_id))
     return "not claimable (done, cancelled or leased elsewhere)" if job is None else "ran"

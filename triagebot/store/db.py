@@ -2,7 +2,12 @@
 
 SQL elsewhere is written once with ``?`` placeholders and portable statements (``INSERT ... ON
 CONFLICT DO NOTHING``, no vendor functions); this module translates placeholders for psycopg and
-applies numbered migrations recorded in ``schema_version``."""
+applies numbered migrations recorded in ``schema_version``.
+
+PostgreSQL sessions come from a bounded pool (psycopg_pool), borrowed per statement or per
+transaction: the receiver runs every request on a new thread, and a connection per thread opened
+one session per webhook ("too many clients" at 300 req/s). SQLite keeps one connection per thread
+(opening one is a file open, and its writers serialise on the file lock anyway)."""
 from __future__ import annotations
 
 import sqlite3
@@ -10,6 +15,9 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
+
+POOL_SIZE = 10  # PostgreSQL sessions per Database (per process): TRIAGEBOT_DB_POOL_SIZE
+POOL_TIMEOUT_S = 5.0  # wait this long for a free session, then fail (GitHub gives us 10 s)
 
 MIGRATIONS: list[str] = [
     # 1: the whole first schema
@@ -55,20 +63,32 @@ MIGRATIONS: list[str] = [
 
 
 class Database:
-    """One connection per thread (sqlite3 objects must not cross threads); writes serialise through
-    ``transaction()`` which takes the write lock up front so read-modify-write is atomic."""
+    """SQLite: one connection per thread (sqlite3 objects must not cross threads). PostgreSQL: at
+    most ``pool_size`` sessions, each borrowed for one statement or one transaction. Writes
+    serialise through ``transaction()``, which takes the write lock up front so read-modify-write
+    is atomic."""
 
-    def __init__(self, url: str | Path) -> None:
+    def __init__(self, url: str | Path, pool_size: int = POOL_SIZE) -> None:
         self.url = str(url)
         self.postgres = self.url.startswith(("postgresql://", "postgres://"))
         self._local = threading.local()
+        self._pool = self._open_pool(pool_size) if self.postgres else None
         self.migrate()
 
-    def _connect(self) -> Any:
-        if self.postgres:
-            import psycopg  # optional dependency, only for PostgreSQL deployments
+    def _open_pool(self, size: int) -> Any:
+        try:  # optional dependencies, only for PostgreSQL deployments
+            from psycopg_pool import ConnectionPool
+        except ImportError:
+            from triagebot.settings import ConfigError
 
-            return psycopg.connect(self.url, autocommit=True)
+            raise ConfigError("TRIAGEBOT_DB is a PostgreSQL URL but psycopg/psycopg-pool are not "
+                              "installed: pip install 'triagebot[postgres]'") from None
+        # check: a session dropped by a database restart is replaced, not handed to a request
+        return ConnectionPool(self.url, min_size=1, max_size=max(1, size), open=True,
+                              kwargs={"autocommit": True}, timeout=POOL_TIMEOUT_S,
+                              check=ConnectionPool.check_connection, name="triagebot")
+
+    def _connect(self) -> Any:
         if self.url != ":memory:":
             Path(self.url).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.url, timeout=30, isolation_level=None, check_same_thread=False)
@@ -79,21 +99,37 @@ class Database:
 
     @property
     def conn(self) -> Any:
+        """This thread's SQLite connection."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = self._connect()
         return conn
+
+    @contextmanager
+    def _session(self) -> Iterator[Any]:
+        """The connection for one statement: the open transaction's, else a pooled PostgreSQL
+        session returned right after, else this thread's SQLite connection."""
+        if not self.postgres:
+            yield self.conn
+            return
+        tx = getattr(self._local, "tx", None)
+        if tx is not None:
+            yield tx
+            return
+        with self._pool.connection() as conn:
+            yield conn
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.postgres else sql
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; returns the affected row count."""
-        cur = self.conn.execute(self._sql(sql), tuple(params))
-        return cur.rowcount
+        with self._session() as conn:
+            return conn.execute(self._sql(sql), tuple(params)).rowcount
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        return list(self.conn.execute(self._sql(sql), tuple(params)).fetchall())
+        with self._session() as conn:
+            return list(conn.execute(self._sql(sql), tuple(params)).fetchall())
 
     def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int | None:
         """INSERT returning the new row id (None when ON CONFLICT skipped it)."""
@@ -102,13 +138,24 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator["Database"]:
-        """A write transaction. SQLite: BEGIN IMMEDIATE (other processes wait on busy_timeout)."""
-        conn = self.conn
+        """A write transaction. SQLite: BEGIN IMMEDIATE (other processes wait on busy_timeout).
+        PostgreSQL: one pooled session for the whole transaction, under a transaction-level
+        advisory lock (a nested call is a savepoint on the same session)."""
         if self.postgres:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(4242)")
-                yield self
+            tx = getattr(self._local, "tx", None)
+            if tx is not None:
+                with tx.transaction():
+                    yield self
+                return
+            with self._pool.connection() as conn, conn.transaction():
+                self._local.tx = conn
+                try:
+                    conn.execute("SELECT pg_advisory_xact_lock(4242)")
+                    yield self
+                finally:
+                    self._local.tx = None
             return
+        conn = self.conn
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield self
@@ -141,6 +188,9 @@ class Database:
             self.execute(statement)
 
     def close(self) -> None:
+        """This thread's SQLite connection, or the whole PostgreSQL pool."""
+        if self._pool is not None:
+            self._pool.close()
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()
