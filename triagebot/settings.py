@@ -37,6 +37,8 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(default=2 * MiB, gt=0)
     workers: int = Field(default=2, ge=0)
     max_attempts: int = Field(default=5, ge=1)
+    job_lease: float = Field(default=60.0, ge=1)  # seconds; renewed while a job runs
+    stop_grace: float = Field(default=8.0, ge=0)  # seconds a stopping worker may finish its job
     openai_api_key: SecretStr = SecretStr("")  # kept only so comments are scanned for it; the
     # LLM's own settings (TRIAGEBOT_LLM_*) are read and validated by llm.LLMSettings alone
     admin_token: SecretStr = SecretStr("")
@@ -96,6 +98,8 @@ ENV_VARS = {
     "TRIAGEBOT_MAX_BODY_BYTES": "max_body_bytes",
     "TRIAGEBOT_WORKERS": "workers",
     "TRIAGEBOT_MAX_ATTEMPTS": "max_attempts",
+    "TRIAGEBOT_JOB_LEASE": "job_lease",
+    "TRIAGEBOT_STOP_GRACE": "stop_grace",
     "OPENAI_API_KEY": "openai_api_key",
     "TRIAGEBOT_ADMIN_TOKEN": "admin_token",
 }

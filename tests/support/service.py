@@ -153,7 +153,7 @@ class FakeGitHub:
     def _maybe_block(self, name: str) -> None:
         if self.block_on == name:
             Path(str(self.state_path) + ".blocked").write_text("1")
-            threading.Event().wait(3600)  # the test kills us here
+            threading.Event().wait(float(os.environ.get("FAKE_BLOCK_S") or 3600))  # killed here
 
     # cross-process persistence --------------------------------------------------------------
     def _save(self) -> None:
@@ -250,6 +250,18 @@ def _worker_main(db: str, state: str) -> None:
     Worker(Queue(store.db, lease_s=1.0), lambda job: handlers.run(deps, job)).drain()
 
 
+def _service_main(db: str, state: str) -> None:
+    """Subprocess ``triagebot worker`` for the stop tests: the real ``wiring.work`` (settings
+    from the environment, lease, heartbeat, signals, grace) over the file-backed fake."""
+    from triagebot.service import wiring
+    from triagebot.settings import Settings
+
+    gh = FakeGitHub(Path(state))
+    gh.block_on = os.environ.get("FAKE_BLOCK_ON") or None
+    settings = Settings.from_env({**os.environ, "TRIAGEBOT_DB": db})
+    wiring.work(settings, 1, engine=FakeEngine(), port_for=lambda _i: gh)
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 1_000_000.0
@@ -288,4 +300,7 @@ def command(body: str, association: str = "MEMBER", who: str = "maint") -> dict:
 
 
 if __name__ == "__main__":
-    _worker_main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--service":
+        _service_main(sys.argv[2], sys.argv[3])
+    else:
+        _worker_main(sys.argv[1], sys.argv[2])

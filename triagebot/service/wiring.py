@@ -2,9 +2,11 @@
 when called, never at import: settings are passed in (or read once by the gunicorn factory)."""
 from __future__ import annotations
 
+import signal
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from flask import Flask
 
@@ -18,7 +20,7 @@ from triagebot.domain.models import Triage
 from triagebot.logs import setup
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
-from triagebot.service.worker import Worker, start_threads
+from triagebot.service.worker import Worker, start_threads, stop_workers
 
 
 def open_store(settings: Settings) -> Store:
@@ -98,7 +100,7 @@ def _indexer(engine: Any, store: Store) -> Any:
 
 
 def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:
-    queue = Queue(deps.store.db, max_attempts=settings.max_attempts)
+    queue = Queue(deps.store.db, max_attempts=settings.max_attempts, lease_s=settings.job_lease)
     return Worker(queue, lambda job: handlers.run(deps, job), **kwargs)
 
 
@@ -125,22 +127,50 @@ def _app_client_factory(settings: Settings) -> Callable[[], Any] | None:
     return make
 
 
+@contextmanager
+def stop_signals(on_stop: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM (``docker stop``, systemd) and SIGINT call ``on_stop`` instead of killing the
+    process mid-job; the previous handlers come back afterwards. Signals can only be caught on
+    the main thread: elsewhere (a test running the loop in a thread) nothing is installed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in previous:
+        signal.signal(sig, lambda _signum, _frame: on_stop())
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
           workers: int | None = None, **overrides: Any) -> None:
-    """Development server: werkzeug plus embedded worker threads. Use gunicorn in production."""
-    from werkzeug.serving import run_simple
+    """Development server: werkzeug plus embedded worker threads. Use gunicorn in production.
+    SIGTERM closes the listener, lets the workers finish their jobs (``stop_grace``) and hands
+    back what is still running."""
+    from werkzeug.serving import make_server
 
     setup()
     settings.require_serving()
     stop = threading.Event()
     store = open_store(settings)  # one pool for the receiver and the workers
+    server = make_server(host, port, create_wsgi(settings, store), threaded=True)
     count = settings.workers if workers is None else workers
-    if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
-        run_workers(settings, count, stop, store=store, **overrides)
-    try:
-        run_simple(host, port, create_wsgi(settings, store), threaded=True)
-    finally:
+    threads: list[threading.Thread] = []
+
+    def on_stop() -> None:  # shutdown() waits for serve_forever, which runs on this thread
         stop.set()
+        threading.Thread(target=server.shutdown, name="triagebot-shutdown", daemon=True).start()
+
+    try:
+        with stop_signals(on_stop):
+            if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
+                threads = run_workers(settings, count, stop, store=store, **overrides)
+            server.serve_forever()
+    finally:
+        stop_workers(threads, stop, settings.stop_grace)
 
 
 def create_wsgi(settings: Settings, store: Store | None = None) -> Flask:
@@ -168,14 +198,15 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
         rq_transport.work(settings, make_worker(settings, deps))
         return
     stop = threading.Event()
-    threads = run_workers(settings, settings.workers if count is None else max(1, count), stop,
-                          **overrides)
+    threads: list[threading.Thread] = []
     try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(1.0)
-    except KeyboardInterrupt:
-        stop.set()
+        with stop_signals(stop.set):  # before the first claim: a stop never kills a job
+            threads = run_workers(settings, settings.workers if count is None else max(1, count),
+                                  stop, **overrides)
+            while not stop.wait(1.0) and any(thread.is_alive() for thread in threads):
+                pass
+    finally:
+        stop_workers(threads, stop, settings.stop_grace)
 
 
 def run_rq_job(job_id: int) -> str:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from triagebot.store.db import Database
 
-LEASE_S = 300.0
+LEASE_S = 60.0  # default claim lease (TRIAGEBOT_JOB_LEASE); a running job's worker renews it
 BACKOFF_BASE_S = 30.0
 BACKOFF_CAP_S = 3600.0
 WAIT_BASE_S = 30.0  # waiting on GitHub: 30 s doubling ...
@@ -123,6 +123,31 @@ class Queue:
                             "lease_until = ?, updated_at = ? WHERE id = ?",
                             (now + self.lease_s, now, job.id))
         return job.model_copy(update={"status": "running", "attempts": job.attempts + 1})
+
+    def renew(self, job: Job) -> bool:
+        """Extend a running job's lease (the worker's heartbeat), so a short lease bounds how
+        long a crashed worker's job waits without cutting off a long job. Only this claim is
+        renewed: a job re-claimed by another worker (after an expired lease) is left alone."""
+        now = self.clock()
+        return self.db.execute("UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND "
+                               "status = 'running' AND attempts = ?",
+                               (now + self.lease_s, now, job.id, job.attempts)) == 1
+
+    def release(self, job: Job, note: str = "released by a stopping worker") -> bool:
+        """Hand a running job back at once, attempt refunded (a stop is not the job's failure),
+        so another worker takes it now instead of after the lease (a queued twin of it takes
+        over instead: the job is cancelled as superseded)."""
+        now = self.clock()
+        mine = "WHERE id = ? AND status = 'running' AND attempts = ?"
+        with self.db.transaction():
+            if self._queued_twin(job):
+                return self.db.execute(f"UPDATE jobs SET status = 'cancelled', lease_until = NULL, "
+                                       f"last_error = ?, updated_at = ? {mine}",
+                                       (f"superseded: {note}", now, job.id, job.attempts)) == 1
+            return self.db.execute(
+                "UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
+                "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, last_error = ?, "
+                f"updated_at = ? {mine}", (now, note, now, job.id, job.attempts)) == 1
 
     def ready(self, delivery_id: str | None = None, limit: int = 500) -> list[tuple[int, int]]:
         """(id, attempts) of the jobs a worker could claim now, oldest first: what the Redis
