@@ -2,6 +2,7 @@
 when called, never at import: settings are passed in (or read once by the gunicorn factory)."""
 from __future__ import annotations
 
+import logging
 import signal
 import threading
 from contextlib import contextmanager
@@ -17,10 +18,12 @@ from triagebot.service import rq_transport
 from triagebot.settings import Settings
 from triagebot.service.jobs import Deps
 from triagebot.domain.models import Triage
-from triagebot.logs import setup
+from triagebot.logs import emit, setup
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
 from triagebot.service.worker import Worker, start_threads, stop_workers
+
+log = logging.getLogger("triagebot.service.wiring")
 
 
 def open_store(settings: Settings) -> Store:
@@ -146,40 +149,64 @@ def stop_signals(on_stop: Callable[[], None]) -> Iterator[None]:
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
-          workers: int | None = None, **overrides: Any) -> None:
+          workers: int | None = None, stop: threading.Event | None = None,
+          **overrides: Any) -> None:
     """Development server: werkzeug plus embedded worker threads. Use gunicorn in production.
-    SIGTERM closes the listener, lets the workers finish their jobs (``stop_grace``) and hands
-    back what is still running."""
+
+    The listener answers at once: the receiver needs no model, so the engine loads in the
+    background and the workers start when it is ready (a restart used to refuse webhooks for the
+    1-30 s the model took to load; GitHub does not retry them). ``/healthz`` says
+    ``index_loaded: false`` meanwhile. SIGTERM (or ``stop``) closes the listener, lets the
+    workers finish their jobs (``stop_grace``) and hands back what is still running."""
     from werkzeug.serving import make_server
 
     setup()
     settings.require_serving()
-    stop = threading.Event()
+    stop = stop or threading.Event()
     store = open_store(settings)  # one pool for the receiver and the workers
-    server = make_server(host, port, create_wsgi(settings, store), threaded=True)
     count = settings.workers if workers is None else workers
     threads: list[threading.Thread] = []
+    loaded, failed = threading.Event(), []
+    index_loaded = loaded.is_set if count > 0 else (lambda: Path(settings.index).is_dir())
+    server = make_server(host, port, create_wsgi(settings, store, index_loaded), threaded=True)
 
-    def on_stop() -> None:  # shutdown() waits for serve_forever, which runs on this thread
-        stop.set()
-        threading.Thread(target=server.shutdown, name="triagebot-shutdown", daemon=True).start()
+    def load_then_work() -> None:
+        try:
+            threads.extend(run_workers(settings, count, stop, store=store, **overrides))
+            loaded.set()
+            emit(log, "engine loaded; workers started", workers=count)
+        except Exception as exc:  # noqa: BLE001 - reported, then the server stops and re-raises
+            failed.append(exc)
+            emit(log, "engine failed to load", logging.ERROR, error=f"{type(exc).__name__}: {exc}")
+            stop.set()
 
+    def shut_down_on_stop() -> None:  # shutdown() must not run on serve_forever's thread
+        stop.wait()
+        server.shutdown()
+
+    threading.Thread(target=shut_down_on_stop, name="triagebot-shutdown", daemon=True).start()
     try:
-        with stop_signals(on_stop):
+        with stop_signals(stop.set):
             if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
-                threads = run_workers(settings, count, stop, store=store, **overrides)
+                threading.Thread(target=load_then_work, name="triagebot-engine", daemon=True).start()
+            emit(log, "listening", host=host, port=server.server_port)
             server.serve_forever()
     finally:
+        stop.set()
         stop_workers(threads, stop, settings.stop_grace)
+    if failed:
+        raise failed[0]
 
 
-def create_wsgi(settings: Settings, store: Store | None = None) -> Flask:
-    """The web tier does not load the engine; healthz reports whether the index is on disk."""
+def create_wsgi(settings: Settings, store: Store | None = None,
+                index_loaded: Callable[[], bool] | None = None) -> Flask:
+    """The web tier does not load the engine; healthz reports whether the index is on disk (or,
+    in ``serve``, whether the embedded workers' engine is loaded)."""
     from triagebot.service.app import create_app
 
     store = store or open_store(settings)
     return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
-                      index_loaded=lambda: Path(settings.index).is_dir())
+                      index_loaded=index_loaded or (lambda: Path(settings.index).is_dir()))
 
 
 def wsgi() -> Flask:
