@@ -8,14 +8,16 @@ from __future__ import annotations
 import json
 import logging
 import time
+import traceback
 from typing import Any, Callable
 
 from flask import Flask, Response, jsonify, request
-from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from triagebot.settings import Settings
 from triagebot.logs import emit
 from triagebot.store.queue import Queue
+from triagebot.service import payload as payload_shape
 from triagebot.service.routing import route
 from triagebot.store.records import Store
 from triagebot.service.signature import verify_any
@@ -34,6 +36,7 @@ def create_app(settings: Settings, *, store: Store | None = None, queue: Queue |
     app.add_url_rule("/webhook", "webhook", receiver.handle, methods=["POST"])
     app.add_url_rule("/healthz", "healthz", lambda: healthz(store, queue, index_loaded))
     app.register_error_handler(RequestEntityTooLarge, _too_large)
+    app.register_error_handler(Exception, _unhandled)
     app.extensions["triagebot"] = {"store": store, "queue": queue}
     if settings.admin_token.get_secret_value():  # the review page exists only with a token
         from triagebot.review import page as review
@@ -44,6 +47,19 @@ def create_app(settings: Settings, *, store: Store | None = None, queue: Queue |
 
 def _too_large(_: Exception) -> tuple[Response, int]:
     return jsonify(error="payload too large"), 413
+
+
+def _unhandled(exc: Exception) -> Any:
+    """A bug or an outage on the request path: one log line with what an operator needs (type,
+    traceback, delivery id), and a 500 that makes GitHub record the delivery as failed (so
+    ``reconcile`` redelivers it). HTTP errors keep their own status."""
+    if isinstance(exc, HTTPException):
+        return exc
+    emit(log, "unhandled exception", logging.ERROR, path=request.path, method=request.method,
+         delivery=request.headers.get("X-GitHub-Delivery", ""),
+         event=request.headers.get("X-GitHub-Event", ""), error=type(exc).__name__,
+         message=str(exc)[:300], traceback=traceback.format_exc()[-4000:])
+    return jsonify(error="internal error"), 500
 
 
 def healthz(store: Store, queue: Queue, index_loaded: Callable[[], bool]) -> tuple[Response, int]:
@@ -81,6 +97,9 @@ class Receiver:
         payload = _parse(body)
         if payload is None or not event or not delivery:
             return {"error": "malformed delivery (JSON body, event and delivery id needed)"}, 400, {}
+        problem = payload_shape.problem(payload)
+        if problem is not None:  # signed, but not what GitHub sends: refuse, never crash
+            return {"error": f"malformed delivery: {problem}"}, 400, {"problem": problem}
         action = payload.get("action")
         if event == "ping":
             return {"ok": "pong"}, 200, {}
@@ -95,6 +114,6 @@ class Receiver:
 def _parse(body: bytes) -> dict | None:
     try:
         payload = json.loads(body)
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: absurdly deep JSON
         return None
     return payload if isinstance(payload, dict) else None
