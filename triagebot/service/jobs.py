@@ -88,6 +88,9 @@ def triage_job(deps: Deps, job: Job) -> str:
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
         return "skipped: disabled in .github/triagebot.yml"
+    if deps.store.get_triage(issue.repo, issue.number) is None and not deps.store.take_author_slot(
+            issue.author, issue.repo, issue.number, deps.author_limit):
+        return f"skipped: author over {deps.author_limit} triages/hour"
     triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
                                       title=issue.title, body=issue.body))
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
@@ -109,20 +112,12 @@ def _skip_reason(deps: Deps, job: Job, issue: IssueState | None) -> str | None:
     reason = job.payload.get("reason")
     if reason == "edited" and stored and _labels_touched_since(deps, issue, stored.updated_at):
         return "a human changed labels since the last triage"
-    if stored is None and _author_over_limit(deps, issue):
-        return f"author over {deps.author_limit} triages/hour"
     return None
 
 
 def _labels_touched_since(deps: Deps, issue: IssueState, since: float) -> bool:
     fbs = deps.store.feedback(issue.repo, issue.number, since)
     return any(fb.source == "label" for fb in fbs)
-
-
-def _author_over_limit(deps: Deps, issue: IssueState) -> bool:
-    since = deps.clock() - 3600
-    done = deps.store.author_triages_since(issue.author, since, (issue.repo, issue.number))
-    return done >= deps.author_limit
 
 
 def upsert_comment(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage) -> int:

@@ -59,6 +59,12 @@ MIGRATIONS: list[str] = [
     CREATE TABLE installation_pauses (installation_id BIGINT PRIMARY KEY,
         until DOUBLE PRECISION NOT NULL, reason TEXT, updated_at DOUBLE PRECISION NOT NULL);
     """,
+    # 3: the per-author hourly triage limit, taken atomically (two racing workers let 6 through)
+    """
+    CREATE TABLE author_slots (repo TEXT NOT NULL, number INTEGER NOT NULL, author TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL, PRIMARY KEY (repo, number));
+    CREATE INDEX author_slots_author ON author_slots (author, at);
+    """,
 ]
 
 

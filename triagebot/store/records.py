@@ -77,11 +77,25 @@ class Store:
                             triage=Triage.model_validate_json(r[3]), comment_id=r[4],
                             created_at=r[5], updated_at=r[6])
 
-    def author_triages_since(self, author: str, since: float, exclude: tuple[str, int]) -> int:
-        """Distinct issues of one author triaged since ``since`` (flood limit per author)."""
-        sql = ("SELECT COUNT(*) FROM triages WHERE author = ? AND created_at >= ? "
-               "AND NOT (repo = ? AND number = ?)")
-        return self.db.query(sql, (author, since, *exclude))[0][0]
+    def take_author_slot(self, author: str, repo: str, number: int, limit: int,
+                         window_s: float = 3600.0) -> bool:
+        """The flood limit per author: may this issue be triaged, at most ``limit`` distinct
+        issues of ``author`` per ``window_s``? Check and booking are one transaction, so two
+        workers racing on the author's 5th and 6th issue cannot both get through. An issue that
+        already holds a slot (a retried job) keeps it."""
+        now = self.clock()
+        with self.db.transaction():
+            self.db.execute("DELETE FROM author_slots WHERE author = ? AND at < ?",
+                            (author, now - window_s))
+            if self.db.query("SELECT 1 FROM author_slots WHERE repo = ? AND number = ?",
+                             (repo, number)):
+                return True
+            if self.db.query("SELECT COUNT(*) FROM author_slots WHERE author = ?",
+                             (author,))[0][0] >= limit:
+                return False
+            self.db.execute("INSERT INTO author_slots (repo, number, author, at) VALUES (?,?,?,?)",
+                            (repo, number, author, now))
+        return True
 
     def remember_comment(self, repo: str, number: int, comment_id: int) -> None:
         sql = ("INSERT INTO comments (repo, number, comment_id, posted_at) VALUES (?,?,?,?) "
