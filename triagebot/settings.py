@@ -31,8 +31,9 @@ class Settings(BaseModel):
     private_key: SecretStr = SecretStr("")
     github_api_url: str = "https://api.github.com"
     db: str = "triagebot.sqlite3"
+    data_dir: Path = Path("triagebot-data")  # what the service writes: the live index
     db_pool_size: int = Field(default=10, ge=1)  # PostgreSQL sessions per process
-    index: Path = DEFAULT_INDEX
+    index: Path | None = None  # the live index; default ``data_dir/index``
     queue_url: str = ""
     max_body_bytes: int = Field(default=2 * MiB, gt=0)
     workers: int = Field(default=2, ge=0)
@@ -44,6 +45,14 @@ class Settings(BaseModel):
     admin_token: SecretStr = SecretStr("")
     github_token: SecretStr = SecretStr("")
     reconcile_interval: float = Field(default=3600.0, ge=0)  # seconds; 0 = no periodic upkeep
+
+    @property
+    def index_dir(self) -> Path:
+        """The index the service reads and writes (closed issues, review-page corrections):
+        TRIAGEBOT_INDEX when set, else ``data_dir/index``, which the service seeds from the
+        shipped index on first start. Never the package's own ``index/`` by default: a running
+        service must not change a checkout or an installed package under itself."""
+        return self.index if self.index is not None else self.data_dir / "index"
 
     @property
     def bot_login(self) -> str:
@@ -94,6 +103,7 @@ ENV_VARS = {
     "TRIAGEBOT_DB": "db",
     "TRIAGEBOT_DB_POOL_SIZE": "db_pool_size",
     "TRIAGEBOT_INDEX": "index",
+    "TRIAGEBOT_DATA_DIR": "data_dir",
     "TRIAGEBOT_QUEUE_URL": "queue_url",
     "TRIAGEBOT_MAX_BODY_BYTES": "max_body_bytes",
     "TRIAGEBOT_WORKERS": "workers",

@@ -81,7 +81,7 @@ def slow_engine(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(webhook_secret=SECRET, db=str(tmp_path / "r.sqlite3"), reconcile_interval=0,
-                    stop_grace=1)
+                    data_dir=tmp_path / "data", stop_grace=1)
 
 
 def test_deliveries_are_accepted_while_the_engine_loads(settings: Settings,

@@ -76,7 +76,7 @@ def env(redis_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     redis.Redis.from_url(redis_url).flushall()
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     settings = Settings(webhook_secret=SECRET, db=str(tmp_path / "a.db"), queue_url=redis_url,
-                        app_slug="triagebot")
+                        app_slug="triagebot", data_dir=tmp_path / "data")
     gh = FakeGitHub()
     gh.add_issue("org/repo", 7)
     yield settings, gh

@@ -30,7 +30,7 @@ from triagebot.service.worker import Worker
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(webhook_secret=SECRET, webhook_secret_old="old-secret", db=str(tmp_path / "a.db"),
-                    max_body_bytes=64 * 1024, app_slug="triagebot")
+                    max_body_bytes=64 * 1024, app_slug="triagebot", data_dir=tmp_path / "data")
 
 
 @pytest.fixture
@@ -237,6 +237,7 @@ def test_gunicorn_config_points_at_a_working_factory(settings: Settings, monkeyp
     assert conf["wsgi_app"] == "triagebot.service.wiring:wsgi()"
     monkeypatch.setenv("TRIAGEBOT_WEBHOOK_SECRET", SECRET)
     monkeypatch.setenv("TRIAGEBOT_DB", settings.db)
+    monkeypatch.setenv("TRIAGEBOT_DATA_DIR", str(settings.data_dir))
     root = logging.getLogger("triagebot")
     saved = (root.handlers[:], root.propagate, root.level)
     try:

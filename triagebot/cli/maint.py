@@ -36,9 +36,12 @@ def register(sub: Any) -> None:
 
 
 def _index_dir(given: Path | None) -> Path:
-    from triagebot.settings import default_index
+    """The index ``sync`` and ``retrain`` write: the service's live index (TRIAGEBOT_INDEX, else
+    TRIAGEBOT_DATA_DIR/index seeded from the shipped one), never the package's own folder."""
+    from triagebot.service.wiring import prepare_index
+    from triagebot.settings import Settings
 
-    return given or default_index()
+    return given or prepare_index(Settings.from_env())
 
 
 def _since(value: str | None) -> datetime | None:

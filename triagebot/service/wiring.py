@@ -3,7 +3,9 @@ when called, never at import: settings are passed in (or read once by the gunico
 from __future__ import annotations
 
 import logging
+import shutil
 import signal
+import tempfile
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +17,7 @@ from triagebot.comment import render as comment
 from triagebot.service import jobs as handlers
 from triagebot.service import housekeeping
 from triagebot.service import rq_transport
-from triagebot.settings import Settings
+from triagebot.settings import DEFAULT_INDEX, Settings
 from triagebot.service.jobs import Deps
 from triagebot.domain.models import Triage
 from triagebot.logs import emit, setup
@@ -57,6 +59,27 @@ def github_port_factory(settings: Settings, store: Store,
     return port_for
 
 
+def prepare_index(settings: Settings) -> Path:
+    """The service's live index directory; on first start (no TRIAGEBOT_INDEX, nothing in the
+    data directory yet) a copy of the shipped seed index. The copy is made beside the target
+    and renamed into place, so two processes starting together never see half an index."""
+    target = settings.index_dir
+    if settings.index is not None or target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".index-seed-", dir=target.parent))
+    try:
+        shutil.copytree(DEFAULT_INDEX, staging, dirs_exist_ok=True)
+        staging.rename(target)
+        emit(log, "seeded the live index", index=str(target), seed=str(DEFAULT_INDEX))
+    except OSError:
+        if not target.exists():  # another process won the rename: use its copy
+            raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
 def load_engine(settings: Settings) -> Any:
     """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
     when one is configured."""
@@ -64,7 +87,7 @@ def load_engine(settings: Settings) -> Any:
     from triagebot.llm.client import build_refiner
     from triagebot.learning.live import LiveEngine
 
-    return LiveEngine.load(settings.index, refiner=build_refiner(thresholds=THRESHOLDS))
+    return LiveEngine.load(prepare_index(settings), refiner=build_refiner(thresholds=THRESHOLDS))
 
 
 def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
@@ -167,7 +190,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
     count = settings.workers if workers is None else workers
     threads: list[threading.Thread] = []
     loaded, failed = threading.Event(), []
-    index_loaded = loaded.is_set if count > 0 else (lambda: Path(settings.index).is_dir())
+    index_loaded = loaded.is_set if count > 0 else None
     server = make_server(host, port, create_wsgi(settings, store, index_loaded), threaded=True)
 
     def load_then_work() -> None:
@@ -205,8 +228,9 @@ def create_wsgi(settings: Settings, store: Store | None = None,
     from triagebot.service.app import create_app
 
     store = store or open_store(settings)
+    index = prepare_index(settings)  # the review page reads and corrects it
     return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
-                      index_loaded=index_loaded or (lambda: Path(settings.index).is_dir()))
+                      index_loaded=index_loaded or index.is_dir)
 
 
 def wsgi() -> Flask:
