@@ -90,7 +90,11 @@ class Receiver:
     def _handle(self, delivery: str, event: str) -> tuple[dict, int, dict[str, Any]]:
         if (request.content_length or 0) > self.max_bytes:
             return {"error": "payload too large"}, 413, {}
-        body = request.get_data(cache=True)  # raw bytes; raises 413 for oversize chunked bodies
+        body = request.get_data(cache=True)  # raw bytes
+        if request.content_length is None and len(body) >= self.max_bytes:
+            # chunked: werkzeug stops reading at the cap instead of refusing, so the truncated
+            # body would fail its signature (401) and GitHub would show the wrong cause
+            return {"error": "payload too large"}, 413, {}
         signature = request.headers.get("X-Hub-Signature-256")
         if not verify_any(self.secrets, body, signature):
             return {"error": "bad or missing X-Hub-Signature-256"}, 401, {}
