@@ -65,6 +65,11 @@ MIGRATIONS: list[str] = [
         at DOUBLE PRECISION NOT NULL, PRIMARY KEY (repo, number));
     CREATE INDEX author_slots_author ON author_slots (author, at);
     """,
+    # 4: claims stay fast with a large backlog: queued jobs are walked in order through
+    # jobs_ready; running jobs are found by lease (expired ones, and the "no live twin" check)
+    """
+    CREATE INDEX jobs_lease ON jobs (status, lease_until);
+    """,
 ]
 
 

@@ -49,10 +49,12 @@ class Job(JobSpec):
 # Ready = due (queued and due, or running with an expired lease) AND no other job with the same
 # dedupe key holds a live lease: the unique index only dedupes *queued* jobs, so without this a
 # second triage of one issue could run beside the first and both would post a comment.
-READY = ("((status = 'queued' AND run_after <= ?) "
-         "OR (status = 'running' AND lease_until <= ?)) "
-         "AND NOT EXISTS (SELECT 1 FROM jobs live WHERE live.dedupe_key = jobs.dedupe_key "
-         "AND live.status = 'running' AND live.lease_until > ? AND live.id <> jobs.id)")
+# The two ways of being due are asked separately, each walking its own index in order and
+# stopping at the first free job: one query with OR gathered and sorted every due job, ~100 ms
+# a claim (under the write lock) at 100,000 queued.
+DUE = ("status = 'queued' AND run_after <= ?", "status = 'running' AND lease_until <= ?")
+FREE = ("NOT EXISTS (SELECT 1 FROM jobs live WHERE live.dedupe_key = jobs.dedupe_key "
+        "AND live.status = 'running' AND live.lease_until > ? AND live.id <> jobs.id)")
 COLUMNS = ("id, kind, payload, dedupe_key, installation_id, repo, number, status, attempts, "
            "last_error, delivery_id, waits, waiting_since")
 
@@ -114,8 +116,7 @@ class Queue:
         with self.db.transaction():
             now = self.clock()
             only, args = (" AND id = ?", (job_id,)) if job_id is not None else ("", ())
-            rows = self.db.query(f"SELECT {COLUMNS} FROM jobs WHERE {READY}{only} "
-                                 "ORDER BY run_after, id LIMIT 1", (now, now, now, *args))
+            rows = self._ready_rows(COLUMNS, now, only, args, limit=1)
             if not rows:
                 return None
             job = _job(rows[0])
@@ -154,9 +155,19 @@ class Queue:
         transport pushes after a delivery (``delivery_id``) and on every sweep."""
         now = self.clock()
         only, args = (" AND delivery_id = ?", (delivery_id,)) if delivery_id else ("", ())
-        rows = self.db.query(f"SELECT id, attempts FROM jobs WHERE {READY}{only} "
-                             f"ORDER BY run_after, id LIMIT {int(limit)}", (now, now, now, *args))
+        rows = self._ready_rows("id, attempts", now, only, args, limit=limit)
         return [(int(r[0]), int(r[1])) for r in rows]
+
+    def _ready_rows(self, columns: str, now: float, only: str, args: tuple, limit: int) -> list[tuple]:
+        """``columns`` of the first ``limit`` ready jobs by (run_after, id); ``columns`` starts
+        with id. One indexed query per way of being due, merged here."""
+        rows: list[tuple] = []
+        for due in DUE:
+            rows += self.db.query(f"SELECT {columns}, run_after FROM jobs WHERE {due} AND {FREE}"
+                                  f"{only} ORDER BY run_after, id LIMIT {int(limit)}",
+                                  (now, now, *args))
+        rows.sort(key=lambda row: (row[-1], row[0]))
+        return [row[:-1] for row in rows[:limit]]
 
     def complete(self, job: Job, note: str | None = None) -> None:
         self._set(job.id, "done", note)
