@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterator
@@ -71,6 +72,9 @@ def test_receiver_sessions_stay_within_the_pool_under_concurrent_deliveries(
     assert store.db.query("SELECT COUNT(*) FROM jobs")[0][0] == 150
     assert 1 <= seen[0] <= POOL, f"{seen[0]} sessions for a pool of {POOL}"
     store.db.close()
+    deadline = time.monotonic() + 10  # a closed session leaves pg_stat_activity a moment later
+    while sessions(name) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert sessions(name) == 0
 
 

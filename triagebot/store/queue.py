@@ -97,8 +97,12 @@ class Queue:
         return self.db.insert_id(sql, args)
 
     def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec]) -> bool:
-        """Record a delivery and enqueue its jobs atomically; False for a redelivery (no jobs)."""
-        with self.db.transaction():
+        """Record a delivery and enqueue its jobs atomically; False for a redelivery (no jobs).
+        Not serialized with the workers on PostgreSQL (the receiver must not queue on one lock):
+        it only inserts rows and cancels queued jobs, so the workers' own transitions guard
+        against it (``claim`` updates only the state it read, ``_back_to_queue`` yields to a
+        twin inserted at the same moment)."""
+        with self.db.transaction(serialized=False):
             sql = ("INSERT INTO deliveries (delivery_id, event, action, received_at) "
                    "VALUES (?,?,?,?) ON CONFLICT DO NOTHING")
             if self.db.execute(sql, (delivery_id, event, action, self.clock())) != 1:
@@ -120,9 +124,10 @@ class Queue:
             if not rows:
                 return None
             job = _job(rows[0])
-            self.db.execute("UPDATE jobs SET status = 'running', attempts = attempts + 1, "
-                            "lease_until = ?, updated_at = ? WHERE id = ?",
-                            (now + self.lease_s, now, job.id))
+            if self.db.execute("UPDATE jobs SET status = 'running', attempts = attempts + 1, "
+                               "lease_until = ?, updated_at = ? WHERE id = ? AND status = ?",
+                               (now + self.lease_s, now, job.id, job.status)) != 1:
+                return None  # cancelled by a delivery a moment ago
         return job.model_copy(update={"status": "running", "attempts": job.attempts + 1})
 
     def renew(self, job: Job) -> bool:
@@ -139,16 +144,11 @@ class Queue:
         so another worker takes it now instead of after the lease (a queued twin of it takes
         over instead: the job is cancelled as superseded)."""
         now = self.clock()
-        mine = "WHERE id = ? AND status = 'running' AND attempts = ?"
         with self.db.transaction():
-            if self._queued_twin(job):
-                return self.db.execute(f"UPDATE jobs SET status = 'cancelled', lease_until = NULL, "
-                                       f"last_error = ?, updated_at = ? {mine}",
-                                       (f"superseded: {note}", now, job.id, job.attempts)) == 1
-            return self.db.execute(
-                "UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
-                "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, last_error = ?, "
-                f"updated_at = ? {mine}", (now, note, now, job.id, job.attempts)) == 1
+            return self._back_to_queue(
+                job, "run_after = ?, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN "
+                "attempts - 1 ELSE 0 END, last_error = ?, updated_at = ?", (now, note, now), note,
+                guard=" AND status = 'running' AND attempts = ?", guard_args=(job.attempts,)) is not None
 
     def ready(self, delivery_id: str | None = None, limit: int = 500) -> list[tuple[int, int]]:
         """(id, attempts) of the jobs a worker could claim now, oldest first: what the Redis
@@ -178,14 +178,10 @@ class Queue:
             self._set(job.id, "dead", error)
             return "dead"
         with self.db.transaction():
-            if self._queued_twin(job):  # a newer identical job will do the work
-                self._set(job.id, "cancelled", f"superseded after: {error}")
-                return "cancelled"
             run_after = self.clock() + backoff(job.attempts, retry_after)
-            self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
-                            "last_error = ?, updated_at = ? WHERE id = ?",
-                            (run_after, error[:2000], self.clock(), job.id))
-        return "queued"
+            return self._back_to_queue(job, "run_after = ?, lease_until = NULL, last_error = ?, "
+                                       "updated_at = ?", (run_after, error[:2000], self.clock()),
+                                       error) or "queued"
 
     def wait(self, job: Job, error: str, retry_after: float | None = None) -> str:
         """GitHub is down or limiting us: put the job back without spending an attempt, after a
@@ -198,15 +194,11 @@ class Queue:
             self._set(job.id, "dead", f"gave up after waiting {hours:.1f} h on GitHub: {error}")
             return "dead"
         with self.db.transaction():
-            if self._queued_twin(job):
-                self._set(job.id, "cancelled", f"superseded after: {error}")
-                return "cancelled"
             run_after = now + wait_backoff(job.waits + 1, retry_after)
-            self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
-                            "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
-                            "waits = waits + 1, waiting_since = ?, last_error = ?, updated_at = ? "
-                            "WHERE id = ?", (run_after, since, error[:2000], now, job.id))
-        return "queued"
+            return self._back_to_queue(
+                job, "run_after = ?, lease_until = NULL, attempts = CASE WHEN attempts > 0 THEN "
+                "attempts - 1 ELSE 0 END, waits = waits + 1, waiting_since = ?, last_error = ?, "
+                "updated_at = ?", (run_after, since, error[:2000], now), error) or "queued"
 
     def defer(self, job: Job, delay: float, note: str) -> None:
         """Put a claimed job back for ``delay`` seconds without spending an attempt (a paused
@@ -214,13 +206,30 @@ class Queue:
         identical job already queued will do the work: this one is cancelled (re-queuing it would
         break the one-queued-job-per-key index)."""
         with self.db.transaction():
-            if self._queued_twin(job):
-                self._set(job.id, "cancelled", f"superseded after: {note}")
-                return
-            self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, lease_until = NULL, "
-                            "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
-                            "last_error = ?, updated_at = ? WHERE id = ?",
-                            (self.clock() + delay, note[:2000], self.clock(), job.id))
+            self._back_to_queue(job, "run_after = ?, lease_until = NULL, attempts = CASE WHEN "
+                                "attempts > 0 THEN attempts - 1 ELSE 0 END, last_error = ?, "
+                                "updated_at = ?", (self.clock() + delay, note[:2000], self.clock()),
+                                note)
+
+    def _back_to_queue(self, job: Job, assignments: str, args: tuple, note: str,
+                       guard: str = "", guard_args: tuple = ()) -> str | None:
+        """Inside a transaction: set the job back to 'queued' (plus ``assignments``), or cancel
+        it as superseded when a queued twin will do its work: one already there, or one the
+        receiver inserts at this very moment (it takes no lock on PostgreSQL), which shows as a
+        violation of the one-queued-job-per-key index. Returns the new status, None when
+        ``guard`` matched no row."""
+        if not self._queued_twin(job):
+            try:
+                with self.db.transaction():  # a savepoint: the violation undoes only this
+                    rows = self.db.execute(f"UPDATE jobs SET status = 'queued', {assignments} "
+                                           f"WHERE id = ?{guard}", (*args, job.id, *guard_args))
+                return "queued" if rows else None
+            except self.db.integrity_error:
+                pass
+        rows = self.db.execute(f"UPDATE jobs SET status = 'cancelled', lease_until = NULL, "
+                               f"last_error = ?, updated_at = ? WHERE id = ?{guard}",
+                               (f"superseded after: {note}"[:2000], self.clock(), job.id, *guard_args))
+        return "cancelled" if rows else None
 
     def _queued_twin(self, job: Job) -> bool:
         if not job.dedupe_key:
@@ -258,15 +267,12 @@ class Queue:
                 job = dead.pop(job_id, None)
                 if job is None:
                     out["not_dead"].append(job_id)
-                elif self._queued_twin(job):
-                    self._set(job.id, "cancelled", "superseded when re-queued")
-                    out["superseded"].append(job.id)
-                else:
-                    now = self.clock()
-                    self.db.execute("UPDATE jobs SET status = 'queued', run_after = ?, attempts = 0, "
-                                    "waits = 0, waiting_since = NULL, lease_until = NULL, "
-                                    "updated_at = ? WHERE id = ?", (now, now, job.id))
-                    out["requeued"].append(job.id)
+                    continue
+                now = self.clock()
+                status = self._back_to_queue(job, "run_after = ?, attempts = 0, waits = 0, "
+                                             "waiting_since = NULL, lease_until = NULL, "
+                                             "updated_at = ?", (now, now), "re-queued")
+                out["requeued" if status == "queued" else "superseded"].append(job.id)
         return out
 
     def jobs(self, status: str | None = None) -> list[Job]:
