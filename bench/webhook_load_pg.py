@@ -77,8 +77,11 @@ class SessionSampler:
 
 
 def start_server(db: str, port: int, workers: int, pool: int) -> subprocess.Popen:  # type: ignore[type-arg]
+    import tempfile
+
     code = os.environ.get("TRIAGEBOT_BENCH_ROOT", str(ROOT))
     env = {**os.environ, "PYTHONPATH": code, "TRIAGEBOT_LOG_LEVEL": "ERROR",
+           "TRIAGEBOT_DATA_DIR": tempfile.mkdtemp(prefix="triagebot-bench-data-"),
            "TRIAGEBOT_WEBHOOK_SECRET": SECRET, "TRIAGEBOT_DB": db,
            "TRIAGEBOT_DB_POOL_SIZE": str(pool), "TRIAGEBOT_WORKERS": str(workers),
            "TRIAGEBOT_RECONCILE_INTERVAL": "0"}
