@@ -134,6 +134,67 @@ class Store:
                              (installation_id,))
         return bool(rows[0][0]) if rows else None
 
+    # forgetting (an uninstall, a repository removed from an installation or deleted) -----------
+    def repos_of_installation(self, installation_id: int) -> list[str]:
+        """Every repository we know under this installation: those its events announced and
+        those any job of it concerned (installations older than our records announce none)."""
+        sql = ("SELECT repo FROM installation_repos WHERE installation_id = ? UNION "
+               "SELECT DISTINCT repo FROM jobs WHERE installation_id = ? AND repo IS NOT NULL "
+               "AND repo <> ''")
+        return sorted({row[0] for row in self.db.query(sql, (installation_id, installation_id))})
+
+    def forget_repos(self, repos: list[str], installation_id: int | None = None,
+                     keep_job: int | None = None) -> dict[str, int]:
+        """Delete what we stored about these repositories - triages, our comment ids, feedback,
+        jobs (their payloads hold comment text) - and remember that they are forgotten, so a job
+        already queued for them stores nothing new. Returns rows deleted per table."""
+        deleted = {"triages": 0, "comments": 0, "feedback": 0, "jobs": 0}
+        with self.db.transaction():
+            for repo in {r for r in repos if r}:
+                for table in ("triages", "comments", "feedback"):
+                    deleted[table] += self.db.execute(
+                        f"DELETE FROM {table} WHERE lower(repo) = lower(?)", (repo,))
+                deleted["jobs"] += self.db.execute(
+                    "DELETE FROM jobs WHERE lower(repo) = lower(?) AND id <> ?", (repo, keep_job or -1))
+                self.db.execute("DELETE FROM installation_repos WHERE lower(repo) = lower(?)", (repo,))
+                self.db.execute("INSERT INTO forgotten_repos (repo, installation_id, at) VALUES "
+                                "(?,?,?) ON CONFLICT (repo) DO UPDATE SET at = excluded.at",
+                                (repo.lower(), installation_id, self.clock()))
+        return deleted
+
+    def unforget(self, repos: list[str]) -> None:
+        """The repositories were (re-)added to an installation: jobs for them run again."""
+        for repo in repos:
+            self.db.execute("DELETE FROM forgotten_repos WHERE repo = ?", (repo.lower(),))
+
+    def forgotten(self, repo: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM forgotten_repos WHERE repo = ?", (repo.lower(),)))
+
+    def forget_issue(self, repo: str, number: int, keep_job: int | None = None) -> int:
+        """A deleted issue: its triage, comment id, feedback and jobs go; returns rows deleted."""
+        count = 0
+        with self.db.transaction():
+            for table in ("triages", "comments", "feedback"):
+                count += self.db.execute(f"DELETE FROM {table} WHERE lower(repo) = lower(?) AND "
+                                         "number = ?", (repo, number))
+            count += self.db.execute("DELETE FROM jobs WHERE lower(repo) = lower(?) AND number = ? "
+                                     "AND id <> ?", (repo, number, keep_job or -1))
+        return count
+
+    def rename_repo(self, old: str, new: str) -> None:
+        """A renamed or transferred repository: our records follow it to its new name."""
+        if not old or not new or old == new:
+            return
+        with self.db.transaction():
+            for table in ("triages", "comments"):
+                self.db.execute(f"DELETE FROM {table} WHERE repo = ? AND number IN "
+                                f"(SELECT number FROM {table} WHERE lower(repo) = lower(?))", (new, old))
+            for table in ("triages", "comments", "feedback", "jobs"):
+                self.db.execute(f"UPDATE {table} SET repo = ? WHERE lower(repo) = lower(?)", (new, old))
+            self.db.execute("DELETE FROM installation_repos WHERE repo = ?", (new,))
+            self.db.execute("UPDATE installation_repos SET repo = ? WHERE lower(repo) = lower(?)",
+                            (new, old))
+
 
 def dumps(payload: dict) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"))
