@@ -128,6 +128,7 @@ class LabelledIssue(Issue):
     is_bug: bool = True
     resolution: str = "unresolved"
     close_reason: CloseReason = "unknown"
+    visibility: Visibility = "public"  # a record from a private tracker says so; it then stays home
 
     def to_indexed(self, status: LabelStatus = "confirmed") -> IndexedIssue:
         return IndexedIssue(
@@ -141,6 +142,7 @@ class LabelledIssue(Issue):
             is_bug=self.is_bug,
             resolution=self.resolution,
             status=status,
+            visibility=self.visibility,
         )
 
 

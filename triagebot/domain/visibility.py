@@ -21,14 +21,26 @@ moved or deleted; an installation gone) and ``changed`` says what it does to one
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-if TYPE_CHECKING:
-    from triagebot.domain.models import IndexedIssue
-
 Visibility = Literal["public", "private"]
+
+
+class Item(Protocol):
+    """What the rules read of an indexed issue (``models.IndexedIssue``, which imports this
+    module: a protocol keeps the import one way)."""
+
+    repo: str
+    number: int
+    visibility: str
+    owner: str
+    installation_id: int | None
+    shared_with: str
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any: ...
+
 SharedWith = Literal["repository", "owner"]
 LLMPrivateRepos = Literal["off", "opt-in", "on"]
 
@@ -78,7 +90,7 @@ class Viewer(BaseModel):
         return cls(repo=repo or "", owner=owner_of(repo or ""), installation_id=installation_id)
 
 
-def visible_to(item: "IndexedIssue", viewer: Viewer | None) -> bool:
+def visible_to(item: Item, viewer: Viewer | None) -> bool:
     """May ``item`` be shown on an issue of ``viewer``'s repository? (The one rule; see above.)"""
     if item.visibility == "public":
         return True
@@ -140,7 +152,7 @@ class Change(BaseModel):
     installation_id: int | None = None  # forget: that installation's private items go as well
 
 
-def changed(item: "IndexedIssue", change: Change) -> "IndexedIssue | None":
+def changed(item: Item, change: Change) -> "Item | None":
     """``item`` after ``change``: the same object when untouched, a copy when updated, None when
     it must leave the index."""
     in_repos = item.repo.casefold() in {r.casefold() for r in change.repos}

@@ -10,6 +10,7 @@ import random
 from collections import Counter
 from typing import Callable, Sequence
 
+from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.domain import rules
 from triagebot.domain import taxonomy
 from triagebot.engine.analysis import Analysed, analyse_many, stack
@@ -128,7 +129,9 @@ def cross_validate(
 
 def _predict_one(record: LabelledIssue, analysed: Analysed, index: IssueIndex,
                  classifier: Classifier) -> Triage:
-    hits = index.search(analysed.vector, k=15, exclude={record.key})
+    viewer = Viewer.of(record.repo)  # the same rule as Engine.triage: private items stay home
+    hits = index.search(analysed.vector, k=15, exclude={record.key},
+                        visible=lambda item: visible_to(item, viewer))
     return predict(record, analysed, index, classifier, hits)
 
 

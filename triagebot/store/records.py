@@ -37,7 +37,42 @@ class StoredTriage(BaseModel):
     updated_at: float
 
 
-class Store:
+class ReviewAccess:
+    """The review page's login attempts and server-side sessions (``review.guard`` decides)."""
+
+    db: Database
+    clock: Clock
+
+    def login_failures(self, address: str | None, since: float) -> list[float]:
+        """Times of failed logins since ``since``, of one address or (None) of all."""
+        if address is None:
+            rows = self.db.query("SELECT at FROM login_attempts WHERE at >= ?", (since,))
+        else:
+            rows = self.db.query("SELECT at FROM login_attempts WHERE addr = ? AND at >= ?",
+                                 (address, since))
+        return [float(r[0]) for r in rows]
+
+    def add_login_attempt(self, address: str, at: float) -> int | None:
+        return self.db.insert_id("INSERT INTO login_attempts (addr, at) VALUES (?,?)", (address, at))
+
+    def drop_login_attempt(self, attempt_id: int) -> None:
+        self.db.execute("DELETE FROM login_attempts WHERE id = ?", (attempt_id,))
+
+    def open_session(self, sid: str, created: float, expires: float) -> None:
+        self.db.execute("DELETE FROM review_sessions WHERE expires_at < ?", (created,))
+        self.db.execute("DELETE FROM login_attempts WHERE at < ?", (created - 86_400,))
+        self.db.execute("INSERT INTO review_sessions (sid, created_at, expires_at) VALUES (?,?,?)",
+                        (sid, created, expires))
+
+    def session_alive(self, sid: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM review_sessions WHERE sid = ? AND expires_at > ?",
+                                  (sid, self.clock())))
+
+    def end_session(self, sid: str) -> None:
+        self.db.execute("DELETE FROM review_sessions WHERE sid = ?", (sid,))
+
+
+class Store(ReviewAccess):
     """Records over one database. ``clock`` is injectable so TTL and pacing tests need no sleeping."""
 
     def __init__(self, db: Database | str | Path, clock: Clock = time.time) -> None:
