@@ -189,18 +189,18 @@ def _lookup() -> Callable[[str, int], Any] | None:
 def decide() -> Any:
     form = request.form
     repo, dimension, choice = _one(form, "repo"), _one(form, "dimension"), _one(form, "choice")
+    action, only = _one(form, "action"), _one(form, "filter")
     if dimension not in review_data.DIMENSIONS or not sanitize.valid_repo(repo):
         abort(400, "unknown dimension or repository")
     number = _number(_one(form, "number"))
     row = _row(repo, number)
     dim = next(d for d in row.dimensions if d.dimension == dimension)
-    new_id = dim.predicted if _one(form, "action") == "accept" else choice
+    new_id = dim.predicted if action == "accept" else choice
     if new_id not in dim.options:
         abort(400, f"{new_id!r} is not a valid {dimension} here")
     record(repo, number, dimension, dim.predicted, new_id)
-    only = _one(form, "filter")
-    only = only if only in ("low", "pending") else None
-    return redirect(url_for("review.index", filter=only) + f"#{_anchor(row)}")
+    shown = only if only in ("low", "pending") else None
+    return redirect(url_for("review.index", filter=shown) + f"#{_anchor(row)}")
 
 
 def _row(repo: str, number: int) -> review_data.ReviewRow:
