@@ -353,6 +353,8 @@ def visibility_job(deps: Deps, job: Job) -> str:
             deps.forget_llm([repo])
     elif change.action == "rename":
         deps.store.rename_repo(repo, change.new_repo)
+        if deps.forget_llm:  # cached under the old name, which an uninstall could no longer find
+            deps.forget_llm([repo])
     return f"{change.action}: {updated} index items updated, {removed} removed"
 
 
