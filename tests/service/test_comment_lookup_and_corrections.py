@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from support.service import Rig, command
-from support.service import BOT, issue_payload
-from triagebot.service import bot_comment
+from support.service import BOT, Rig, command, issue_payload
 from triagebot.comment import render as comment
-from triagebot.service import jobs as handlers
 from triagebot.domain import taxonomy
 from triagebot.github.errors import Forbidden, TooLong, TransientError
 from triagebot.github.port import CommentState
+from triagebot.service import bot_comment
+from triagebot.service import jobs as handlers
 
 CONFIG = ".github/triagebot.yml"
 APPLY = "mode: apply\nlabel_map:\n  S4: 'stage: training'\n  '4.1': 'symptom: memory'\n"

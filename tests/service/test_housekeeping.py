@@ -6,10 +6,10 @@ import threading
 import time
 from pathlib import Path
 
-from support.github_fake import FakeGitHub
 from support.github import APP_ID, rsa_pair  # noqa: F401 - session key pair fixture
-from triagebot.service import housekeeping
+from support.github_fake import FakeGitHub
 from triagebot.github.client import app_client
+from triagebot.service import housekeeping
 from triagebot.store.records import DELIVERY_TTL_S, Store
 
 

@@ -5,23 +5,30 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
-from support.github_fake import FakeGitHub, Recorded, Response
 from support.github import (  # noqa: F401  (fixtures)
-    INSTALLATION, FakeClock, api_requests, clock, fake, rsa_pair, settings,
+    INSTALLATION,
+    FakeClock,
+    api_requests,
+    clock,
+    fake,
+    rsa_pair,
+    settings,
 )
+from support.github_fake import FakeGitHub, Recorded, Response
 from support.service import FakeEngine
-from triagebot.service import jobs as handlers
 from triagebot.github.client import MAX_IN_FLIGHT, installation_port
-from triagebot.service.jobs import Deps
-from triagebot.store.queue import JobSpec, Queue
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
-from triagebot.store.records import Store
+from triagebot.service import jobs as handlers
+from triagebot.service.jobs import Deps
 from triagebot.service.worker import Worker
+from triagebot.store.queue import JobSpec, Queue
+from triagebot.store.records import Store
 
 BOT = "triagebot[bot]"
 

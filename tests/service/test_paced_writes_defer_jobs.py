@@ -7,16 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from support.github_fake import FakeGitHub
 from support.github import (  # noqa: F401  (fixtures)
-    INSTALLATION, FakeClock, api_requests, clock, fake, rsa_pair, settings,
+    INSTALLATION,
+    FakeClock,
+    api_requests,
+    clock,
+    fake,
+    rsa_pair,
+    settings,
 )
-from triagebot.github.errors import RateLimited, WritesPaced
+from support.github_fake import FakeGitHub
 from triagebot.github.client import MAX_PACED_WAIT, installation_port
-from triagebot.store.queue import LEASE_S, JobSpec, Queue
+from triagebot.github.errors import RateLimited, WritesPaced
 from triagebot.github.ratelimit import WritePacer
-from triagebot.store.records import Store
 from triagebot.service.worker import Worker
+from triagebot.store.queue import LEASE_S, JobSpec, Queue
+from triagebot.store.records import Store
 
 
 def flooded_pacer(clock: FakeClock) -> WritePacer:

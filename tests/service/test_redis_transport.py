@@ -11,22 +11,21 @@ import socket
 import subprocess
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from support.service import (BOT, SECRET, FakeEngine, FakeGitHub, encode, issue_payload,
-                                  live_server, post)
+from support.service import BOT, SECRET, FakeEngine, FakeGitHub, encode, issue_payload, live_server, post
+from triagebot.github.errors import RateLimited, TransientError
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring as server
-from triagebot.settings import ConfigError, Settings
-from triagebot.github.errors import RateLimited, TransientError
 from triagebot.service.jobs import Deps
-from triagebot.store.queue import Queue
 from triagebot.service.rq_transport import RedisQueue, Sweeper, Transport, transport_for, web_queue, work
-from triagebot.store.records import Store
 from triagebot.service.worker import Worker
+from triagebot.settings import ConfigError, Settings
+from triagebot.store.queue import Queue
+from triagebot.store.records import Store
 
 REDIS_SERVER = shutil.which("redis-server")
 

@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 
 from support.service import BOT, FakeEngine, FakeGitHub, issue_payload
-from triagebot.service import bot_comment
 from triagebot.comment import render as comment
+from triagebot.service import bot_comment
 from triagebot.service import jobs as handlers
-from triagebot.text import secrets as redact
-from triagebot.text import sanitize
 from triagebot.service.jobs import Deps
-from triagebot.store.queue import Queue
 from triagebot.service.routing import route
-from triagebot.store.records import Store
 from triagebot.service.worker import Worker
+from triagebot.store.queue import Queue
+from triagebot.store.records import Store
+from triagebot.text import sanitize
+from triagebot.text import secrets as redact
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from support.service import BOT, Rig, command, issue_payload
-from triagebot.service import bot_comment
 from triagebot.comment import render as comment
 from triagebot.github.errors import NotFound, RateLimited, TooLong, TransientError
+from triagebot.service import bot_comment
 from triagebot.service.routing import route
 
 

@@ -15,16 +15,27 @@ from pathlib import Path
 
 import pytest
 
-from support.service import (BOT, ROOT, SECRET, FakeEngine, FakeGitHub, encode,
-                                  examples_path, issue_payload, live_server, load_examples, post)
+from support.service import (
+    BOT,
+    ROOT,
+    SECRET,
+    FakeEngine,
+    FakeGitHub,
+    encode,
+    examples_path,
+    issue_payload,
+    live_server,
+    load_examples,
+    post,
+)
 from triagebot.service import jobs as handlers
 from triagebot.service import signature as webhook
 from triagebot.service.app import create_app
-from triagebot.settings import ConfigError, Settings
 from triagebot.service.jobs import Deps
+from triagebot.service.worker import Worker
+from triagebot.settings import ConfigError, Settings
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
-from triagebot.service.worker import Worker
 
 
 @pytest.fixture

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.service import Rig, command
-from support.service import BOT, issue_payload
+from support.service import BOT, Rig, command, issue_payload
 from triagebot.service import jobs as handlers
+from triagebot.service.routing import route
 from triagebot.store.db import Database
 from triagebot.store.queue import JobSpec, Queue
-from triagebot.service.routing import route
 
 SPEC = JobSpec(kind="triage", payload={"reason": "opened"}, dedupe_key="triage:org/repo#7",
                installation_id=42, repo="org/repo", number=7)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from support.service import fixed_triage
+from triagebot.github.ratelimit import WriteBudget, WritePacer
 from triagebot.store import write_ledger as pacing
 from triagebot.store.db import MIGRATIONS, Database
-from triagebot.github.ratelimit import WriteBudget, WritePacer
 from triagebot.store.queue import CANCEL, JobSpec, Queue, backoff
 from triagebot.store.records import DELIVERY_TTL_S, Feedback, Store
 

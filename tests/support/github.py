@@ -1,8 +1,8 @@
 """Shared fixtures for the test_github_* modules: fake clock, RSA key, fake GitHub, ports."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import Iterator
 
 import pytest
 

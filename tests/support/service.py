@@ -11,19 +11,20 @@ import os
 import sys
 import threading
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from werkzeug.serving import make_server  # noqa: E402
 
-from triagebot.service import signature as webhook  # noqa: E402
 from triagebot.domain.models import Prediction, Triage  # noqa: E402
 from triagebot.github.port import CommentState, IssueState  # noqa: E402
 from triagebot.service import jobs as handlers  # noqa: E402
+from triagebot.service import signature as webhook  # noqa: E402
 from triagebot.service.jobs import Deps  # noqa: E402
 from triagebot.service.routing import route  # noqa: E402
 from triagebot.service.worker import Worker  # noqa: E402
@@ -239,9 +240,9 @@ def _worker_main(db: str, state: str) -> None:
     """Subprocess worker for the kill -9 test: real queue + handlers over a file-backed fake."""
     from triagebot.service import jobs as handlers
     from triagebot.service.jobs import Deps
+    from triagebot.service.worker import Worker
     from triagebot.store.queue import Queue
     from triagebot.store.records import Store
-    from triagebot.service.worker import Worker
 
     gh = FakeGitHub(Path(state))
     gh.block_on = os.environ.get("FAKE_BLOCK_ON") or None

@@ -5,9 +5,9 @@ names always come from ``taxonomy``; anything else passes through ``sanitize`` f
 """
 from __future__ import annotations
 
-from triagebot.text import sanitize
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Similar, Triage
+from triagebot.text import sanitize
 
 MAX_SIMILAR = 5
 MAX_TIPS = 4

@@ -20,14 +20,15 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timezone
 from pathlib import Path
 
 import faiss
 import numpy as np
 
-from triagebot.engine.ann import VectorSearch
 from triagebot.domain.models import IndexedIssue
+from triagebot.engine.ann import VectorSearch
 
 FORMAT = 1
 FAISS_FILE = "faiss.index"
@@ -111,7 +112,7 @@ class IssueIndex:
         return self._rows.get(key)
 
     def search(
-        self, vector: np.ndarray, k: int = 10, exclude: set[tuple[str, int]] | frozenset = frozenset()
+        self, vector: np.ndarray, k: int = 10, exclude: AbstractSet[tuple[str, int | None]] = frozenset()
     ) -> list[tuple[int, float]]:
         """Top-``k`` (row, cosine score) pairs, best first, never any excluded (repo, number)."""
         if not self.items:
@@ -143,7 +144,7 @@ class IssueIndex:
         _atomic(out / "manifest.json", lambda f: f.write(json.dumps(manifest, indent=1).encode()))
 
     @classmethod
-    def load(cls, directory: str | Path) -> "IssueIndex":
+    def load(cls, directory: str | Path) -> IssueIndex:
         path = Path(directory)
         try:
             manifest = json.loads((path / "manifest.json").read_text())

@@ -12,19 +12,19 @@ import fcntl
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import rules, taxonomy
+from triagebot.domain.models import IndexedIssue, Issue, Labels, LabelStatus, Triage
 from triagebot.engine.analysis import analyse_many, stack
-from triagebot.learning.closed_issue import close_reason
 from triagebot.engine.embed import Embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import IndexedIssue, Issue, Labels, LabelStatus, Triage
 from triagebot.github.port import IssueState
+from triagebot.learning.closed_issue import close_reason
 
 LABEL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
 DIMENSIONS = LABEL_DIMENSIONS + ("is_bug",)
@@ -92,7 +92,7 @@ class LiveEngine:
 
     @classmethod
     def load(cls, directory: str | Path, embedder: Embedder | None = None,
-             refiner: Any = None) -> "LiveEngine":
+             refiner: Any = None) -> LiveEngine:
         from triagebot.engine.embed import load_embedder
 
         live = LiveIndex(directory)

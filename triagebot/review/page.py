@@ -14,13 +14,12 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from flask import (Blueprint, Flask, Response, abort, current_app, redirect, render_template,
-                   request, session, url_for)
+from flask import Blueprint, Flask, Response, abort, current_app, redirect, render_template, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 from markupsafe import Markup
 
-from triagebot.review import charts
 from triagebot.learning import live as learning
+from triagebot.review import charts
 from triagebot.review import data as review_data
 from triagebot.settings import ConfigError, Settings
 from triagebot.store.records import Feedback, Store
