@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from support.github import rsa_pair  # noqa: F401 - the session's App key pair (fixture)
 from support.github_fake import FakeGitHub
 from triagebot.comment.render import MARKER
 

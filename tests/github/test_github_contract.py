@@ -17,7 +17,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from support.github import rsa_pair  # noqa: F401  (fixture)
 from support.github_fake import FakeGitHub
 from triagebot.github.client import app_client, installation_port
 

@@ -7,17 +7,8 @@ import logging
 import jwt
 import pytest
 
-from support.github import (  # noqa: F401  (fixtures)
-    APP_ID,
-    INSTALLATION,
-    FakeClock,
-    api_requests,
-    clock,
-    fake,
-    port,
-    rsa_pair,
-    settings,
-)
+from support.clock import FakeClock
+from support.github import APP_ID, INSTALLATION, api_requests, settings
 from support.github_fake import FakeGitHub
 from triagebot.github.client import PyGithubPort, app_client, installation_port
 from triagebot.github.errors import Forbidden, RateLimited, TooLong, TransientError

@@ -3,14 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from support.github import (  # noqa: F401  (fixtures)
-    INSTALLATION,
-    FakeClock,
-    clock,
-    fake,
-    rsa_pair,
-    settings,
-)
+from support.clock import FakeClock
+from support.github import INSTALLATION, settings
 from support.github_fake import FakeGitHub
 from triagebot.github.client import installation_port
 from triagebot.github.ratelimit import (

@@ -19,7 +19,7 @@ import pytest
 from support.adversarial import CORPUS, MARKERS, obeying_answers
 from support.engine import hashing_index
 from support.llm_fake import FakeLLM, Reply
-from support.service import FakeGitHub, encode, issue_payload, live_server, post
+from support.service import RecordingPort, encode, issue_payload, live_server, post
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.triage import Engine
 from triagebot.llm.client import build_refiner
@@ -85,7 +85,7 @@ class Pipeline:
         self.embedder = RecordingEmbedder()
         self.refiner = build_refiner(env)
         engine = Engine(hashing_index(), self.embedder, refiner=self.refiner)
-        self.gh = FakeGitHub()
+        self.gh = RecordingPort()
         self.gh.files[(REPO, ".github/triagebot.yml")] = CONFIG
         self.store = Store(self.settings.db)
         self.queue = Queue(self.store.db)

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.service import FakeGitHub  # noqa: E402
+from support.service import RecordingPort  # noqa: E402
 from triagebot.domain.models import LabelledIssue, Labels  # noqa: E402
 from triagebot.engine.build import build_index  # noqa: E402
 from triagebot.engine.embed import HashingEmbedder  # noqa: E402
@@ -60,7 +60,7 @@ def settings(tmp_path: Path, index_dir: Path) -> Settings:
                     admin_token=TOKEN)
 
 
-class PagedGitHub(FakeGitHub):
+class PagedGitHub(RecordingPort):
     """Closed issues served in pages of ``per_page``; ``fail_page[p]`` raises before page ``p``
     is served (as a paginating client would when fetching it)."""
 
