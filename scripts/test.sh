@@ -5,8 +5,9 @@
 # PostgreSQL tests (TRIAGEBOT_TEST_POSTGRES_URL); it is stopped and removed afterwards.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The branch coverage of the whole suite must not fall below this (percent; see pyproject's
-# [tool.coverage]). Raise it when tests are added; never lower it to make a change pass.
+# The branch coverage of the whole suite (CLI and server subprocesses included; see pyproject's
+# [tool.coverage]) must not fall below this percentage. Measured 94.8% when the floor was set.
+# Raise it when tests are added; never lower it to make a change pass.
 COVERAGE_FLOOR=${COVERAGE_FLOOR:-90}
 bash scripts/setup.sh --test
 .venv/bin/python -m ruff check triagebot tests bench scripts
