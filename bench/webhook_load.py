@@ -85,8 +85,8 @@ class FixedEngine:
 
 
 def _wiring(db: str, engine: str) -> tuple:  # type: ignore[type-arg]
-    from triagebot.settings import Settings
     from triagebot.engine.dataset import read_labelled
+    from triagebot.settings import Settings
 
     records = read_labelled(DATA)
     gh = MemoryPort({i: (r.title, r.body) for i, r in enumerate(records)})

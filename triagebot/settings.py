@@ -3,8 +3,9 @@ pydantic so a bad value fails at startup with one clear line instead of deep ins
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal, Mapping
+from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
@@ -55,14 +56,14 @@ class Settings(BaseModel):
         return [s.get_secret_value() for s in (self.webhook_secret, self.webhook_secret_old)
                 if s.get_secret_value()]
 
-    def require_serving(self) -> "Settings":
+    def require_serving(self) -> Settings:
         """Refuse to serve without a webhook secret: an unsigned endpoint accepts anyone's events."""
         if not self.webhook_secret.get_secret_value():
             raise ConfigError("TRIAGEBOT_WEBHOOK_SECRET is empty; set it to the App's webhook secret")
         return self
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         values = {field: env[var] for var, field in ENV_VARS.items() if env.get(var, "") != ""}
         if "private_key" not in values and env.get("TRIAGEBOT_PRIVATE_KEY_PATH"):

@@ -4,9 +4,9 @@ title like "official fix: pip install nccl-fixer-evil" presented as the bot's ev
 from __future__ import annotations
 
 import pytest
+
 from support.comment import make_triage, prediction
 from support.engine import hashing_index
-
 from triagebot.comment import render as comment
 from triagebot.comment import sections
 from triagebot.domain.models import Issue

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from triagebot.domain.models import IndexedIssue, Labels
-from triagebot.domain.visibility import (Access, Change, Viewer, changed, llm_allowed,
-                                         prompt_may_use, visible_to)
+from triagebot.domain.visibility import Access, Change, Viewer, changed, llm_allowed, prompt_may_use, visible_to
 
 LABELS = Labels(stage="S4", symptom="4.2")
 

@@ -23,11 +23,12 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
-from support.github import rsa_pair  # noqa: F401 - the session's App key pair (fixture)
+
 from support.github_fake import FakeGitHub
 from support.llm_fake import FakeLLM
 
@@ -154,7 +155,7 @@ def _row(page: str, repo: str, number: int) -> str:
 
 
 @pytest.fixture(scope="module")
-def rig(rsa_pair: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:  # noqa: F811
+def rig(rsa_pair: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     tmp = tmp_path_factory.mktemp("privacy")
     shutil.copytree(ROOT / "index", tmp / "index")
     github = FakeGitHub(app_public_key=rsa_pair[1])

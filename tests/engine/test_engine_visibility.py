@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from support.engine import records
 
+from support.engine import records
 from triagebot.domain.models import Issue, LabelledIssue, Labels, Similar, Triage
 from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine.build import build_index

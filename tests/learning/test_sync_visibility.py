@@ -3,8 +3,8 @@ issues stay home) and asks the LLM for resolution summaries only with the reposi
 from __future__ import annotations
 
 import pytest
-from support.review import PagedGitHub, closed_issue, live_engine, make_index, reply
 
+from support.review import PagedGitHub, closed_issue, live_engine, make_index, reply
 from triagebot.domain.repo_config import CONFIG_PATH
 from triagebot.learning.sync import Syncer
 

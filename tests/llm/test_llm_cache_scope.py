@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from support.llm_fake import FakeLLM, classifier_factory
 
+from support.llm_fake import FakeLLM, classifier_factory
 from triagebot.domain.models import Issue
 from triagebot.llm.store import AnswerCache
 

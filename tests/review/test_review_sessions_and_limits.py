@@ -9,10 +9,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from support.review import TOKEN, make_index, settings
-from support.service import live_server
 from werkzeug.datastructures import MultiDict
 
+from support.review import TOKEN, make_index, settings
+from support.service import live_server
 from triagebot.domain.models import Labels, Prediction, Similar, Triage
 from triagebot.learning.live import LiveIndex
 from triagebot.review import guard

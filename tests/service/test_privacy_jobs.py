@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from support.llm_fake import FakeLLM
 from support.review import live_engine, make_index
-from support.service import BOT, FakeGitHub, command, issue_payload
-
+from support.service import BOT, RecordingPort, command, issue_payload
 from triagebot.llm.client import build_refiner
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring
@@ -42,7 +42,7 @@ class Service:
         self.settings = Settings(webhook_secret="s" * 20, db=str(tmp_path / "p.sqlite3"), **settings)
         self.store = Store(self.settings.db)
         self.queue = Queue(self.store.db)
-        self.gh = FakeGitHub()
+        self.gh = RecordingPort()
         deps = wiring.build_deps(self.settings, self.store, engine=self.engine,
                                  port_for=lambda _i: self.gh, author_limit=10_000)
         self.worker = Worker(self.queue, lambda job: handlers.run(deps, job))

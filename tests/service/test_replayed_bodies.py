@@ -8,15 +8,15 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from support.service import SECRET, Clock, encode, issue_payload, live_server, post
-
+from support.clock import FakeClock
+from support.service import SECRET, encode, issue_payload, live_server, post
 from triagebot.service.app import create_app
 from triagebot.settings import Settings
 from triagebot.store.queue import REPLAY_WINDOW_S, Queue
 from triagebot.store.records import Store
 
 
-def serve(tmp_path: Path, clock: Clock):  # type: ignore[no-untyped-def]
+def serve(tmp_path: Path, clock: FakeClock):  # type: ignore[no-untyped-def]
     settings = Settings(webhook_secret=SECRET, db=str(tmp_path / "r.sqlite3"))
     store = Store(settings.db)
     queue = Queue(store.db, clock=clock)
@@ -24,7 +24,7 @@ def serve(tmp_path: Path, clock: Clock):  # type: ignore[no-untyped-def]
 
 
 def test_150_replays_under_new_delivery_ids_queue_one_job(tmp_path: Path) -> None:
-    server, queue = serve(tmp_path, Clock())
+    server, queue = serve(tmp_path, FakeClock())
     body = encode(issue_payload("opened"))
     with server as address:
         answers = [post(address, body, delivery=str(uuid.uuid4())) for _ in range(150)]
@@ -34,7 +34,7 @@ def test_150_replays_under_new_delivery_ids_queue_one_job(tmp_path: Path) -> Non
 
 
 def test_concurrent_replays_cannot_slip_past_each_other(tmp_path: Path) -> None:
-    server, queue = serve(tmp_path, Clock())
+    server, queue = serve(tmp_path, FakeClock())
     body = encode(issue_payload("opened", number=8))
     with server as address, ThreadPoolExecutor(8) as pool:
         statuses = list(pool.map(lambda _i: post(address, body)[0], range(40)))
@@ -42,7 +42,7 @@ def test_concurrent_replays_cannot_slip_past_each_other(tmp_path: Path) -> None:
 
 
 def test_redelivery_and_new_events_still_work_and_the_window_ends(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = FakeClock()
     server, queue = serve(tmp_path, clock)
     body = encode(issue_payload("opened"))
     with server as address:

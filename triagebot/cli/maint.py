@@ -61,11 +61,11 @@ def port_for_repo(repo: str) -> Any:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    from triagebot.text import sanitize
     from triagebot.cli.errors import UserError
     from triagebot.learning.live import LiveEngine
-    from triagebot.store.records import Store
     from triagebot.learning.sync import Syncer, default_state_path
+    from triagebot.store.records import Store
+    from triagebot.text import sanitize
 
     if not sanitize.valid_repo(args.repo):
         raise UserError(f"--repo: {args.repo!r} is not OWNER/NAME")
@@ -106,9 +106,9 @@ def _llm_private_repos() -> Any:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from triagebot.review import report
-    from triagebot.review import data as review_data
     from triagebot.cli.errors import UserError
+    from triagebot.review import data as review_data
+    from triagebot.review import report
     from triagebot.store.records import Store
 
     if args.dimension not in review_data.DIMENSIONS:

@@ -7,9 +7,9 @@ secrets; on a hit, or when it cannot be made to fit, a minimal comment of taxono
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from triagebot.text import sanitize
+from triagebot.comment.plain import render_text
 from triagebot.comment.sections import (
     NOT_A_BUG_NOTE,
     QUOTES_NOTE,
@@ -23,8 +23,8 @@ from triagebot.comment.sections import (
     summary_lines,
     tips,
 )
-from triagebot.comment.plain import render_text
 from triagebot.domain.models import Triage
+from triagebot.text import sanitize
 
 __all__ = ["MARKER", "NOT_A_BUG_NOTE", "render", "render_fallback", "render_text"]
 

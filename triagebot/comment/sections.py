@@ -5,10 +5,10 @@ names always come from ``taxonomy``; anything else passes through ``sanitize`` f
 """
 from __future__ import annotations
 
-from triagebot.text import sanitize
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Prediction, Similar, Triage
 from triagebot.domain.signatures import error_signature
+from triagebot.text import sanitize
 
 MAX_SIMILAR = 5
 MAX_TIPS = 4

@@ -103,7 +103,7 @@ class IndexedIssue(BaseModel):
     shared_with: SharedWith = "repository"
 
     @model_validator(mode="after")
-    def _owner_from_repo(self) -> "IndexedIssue":
+    def _owner_from_repo(self) -> IndexedIssue:
         if not self.owner:
             self.owner = owner_of(self.repo)
         return self
@@ -115,7 +115,8 @@ class IndexedIssue(BaseModel):
     @property
     def resolved(self) -> bool:
         """Offered as "how it was fixed" only when closed as completed with a known resolution."""
-        return known_resolution(self.resolution) and self.state == "closed" and self.close_reason in ("completed", "unknown")
+        return (known_resolution(self.resolution) and self.state == "closed"
+                and self.close_reason in ("completed", "unknown"))
 
 
 class LabelledIssue(Issue):
@@ -209,7 +210,7 @@ class Similar(BaseModel):
     status: LabelStatus = "confirmed"
 
     @model_validator(mode="after")
-    def _resolved_needs_resolution(self) -> "Similar":
+    def _resolved_needs_resolution(self) -> Similar:
         """A neighbour flagged resolved whose resolution says nothing (from an older index or a
         refiner) is not offered as "how it was fixed"."""
         if self.resolved and not known_resolution(self.resolution):

@@ -23,8 +23,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from triagebot.text import sanitize
 from triagebot.domain import taxonomy
+from triagebot.text import sanitize
 
 CONFIG_PATH = ".github/triagebot.yml"
 MAX_CONFIG_CHARS = 64_000

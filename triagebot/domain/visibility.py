@@ -21,7 +21,7 @@ moved or deleted; an installation gone) and ``changed`` says what it does to one
 """
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,14 +32,23 @@ class Item(Protocol):
     """What the rules read of an indexed issue (``models.IndexedIssue``, which imports this
     module: a protocol keeps the import one way)."""
 
-    repo: str
-    number: int
-    visibility: str
-    owner: str
-    installation_id: int | None
-    shared_with: str
+    @property
+    def repo(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def visibility(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
+    @property
+    def installation_id(self) -> int | None: ...
+    @property
+    def shared_with(self) -> str: ...
 
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any: ...
+
+
+ItemT = TypeVar("ItemT", bound=Item)
 
 SharedWith = Literal["repository", "owner"]
 LLMPrivateRepos = Literal["off", "opt-in", "on"]
@@ -66,7 +75,7 @@ class Access(BaseModel):
     shared_with: SharedWith = "repository"
 
     @classmethod
-    def of_payload(cls, payload: dict, shared_with: SharedWith = "repository") -> "Access":
+    def of_payload(cls, payload: dict[str, Any], shared_with: SharedWith = "repository") -> Access:
         """From a webhook payload: ``repository.private``, ``repository.owner.login`` and
         ``installation.id``. GitHub's payloads always carry ``private``."""
         repo = payload.get("repository") or {}
@@ -86,7 +95,7 @@ class Viewer(BaseModel):
     installation_id: int | None = None
 
     @classmethod
-    def of(cls, repo: str, installation_id: int | None = None) -> "Viewer":
+    def of(cls, repo: str, installation_id: int | None = None) -> Viewer:
         return cls(repo=repo or "", owner=owner_of(repo or ""), installation_id=installation_id)
 
 
@@ -152,7 +161,7 @@ class Change(BaseModel):
     installation_id: int | None = None  # forget: that installation's private items go as well
 
 
-def changed(item: Item, change: Change) -> "Item | None":
+def changed(item: ItemT, change: Change) -> ItemT | None:
     """``item`` after ``change``: the same object when untouched, a copy when updated, None when
     it must leave the index."""
     in_repos = item.repo.casefold() in {r.casefold() for r in change.repos}
@@ -168,7 +177,7 @@ def changed(item: Item, change: Change) -> "Item | None":
         return item
     if change.action == "delete_issue":
         return None
-    update: dict = {}
+    update: dict[str, Any] = {}
     if change.access is not None:
         update |= {"visibility": change.access.visibility,
                    "owner": change.access.owner or item.owner}

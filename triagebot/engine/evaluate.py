@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
+from triagebot.domain import rules, taxonomy
+from triagebot.domain.models import LabelledIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
 from triagebot.engine.analysis import Analysed, analyse_many, stack
 from triagebot.engine.classify import Classifier
 from triagebot.engine.embed import Embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import LabelledIssue, Triage
 from triagebot.engine.triage import Engine, predict
 
 EVAL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")

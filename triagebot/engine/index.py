@@ -20,15 +20,16 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
 import faiss
 import numpy as np
 
-from triagebot.engine.ann import VectorSearch
 from triagebot.domain.models import IndexedIssue
+from triagebot.engine.ann import VectorSearch
 
 FORMAT = 1
 FAISS_FILE = "faiss.index"
@@ -112,7 +113,7 @@ class IssueIndex:
         return self._rows.get(key)
 
     def search(
-        self, vector: np.ndarray, k: int = 10, exclude: set[tuple[str, int]] | frozenset = frozenset(),
+        self, vector: np.ndarray, k: int = 10, exclude: AbstractSet[tuple[str, int | None]] = frozenset(),
         visible: Callable[[IndexedIssue], bool] | None = None,
     ) -> list[tuple[int, float]]:
         """Top-``k`` (row, cosine score) pairs, best first, never any excluded (repo, number) and,
@@ -131,7 +132,7 @@ class IssueIndex:
                 return kept[:k]
             fetch = min(len(self.items), fetch * 4)
 
-    def remove(self, keys: set[tuple[str, int]] | frozenset) -> int:
+    def remove(self, keys: AbstractSet[tuple[str, int]]) -> int:
         """Drop these issues (vectors, features and metadata); returns how many were there.
         The search structure is rebuilt from the rows that stay, so nothing of a removed issue
         remains in memory or, after ``save``, on disk."""
@@ -193,7 +194,7 @@ class IssueIndex:
         _atomic(out / "manifest.json", lambda f: f.write(json.dumps(manifest, indent=1).encode()))
 
     @classmethod
-    def load(cls, directory: str | Path) -> "IssueIndex":
+    def load(cls, directory: str | Path) -> IssueIndex:
         path = Path(directory)
         try:
             manifest = json.loads((path / "manifest.json").read_text())

@@ -9,17 +9,23 @@ import logging
 from pathlib import Path
 from typing import Protocol
 
-from triagebot.domain import missing
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import missing, rules, taxonomy
+from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
+from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 from triagebot.engine.analysis import Analysed, analyse
 from triagebot.engine.classify import (
-    BINARY, FIX_VIA_CAUSE, KNN_K, RULE_WEIGHT, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
+    BINARY,
+    FIX_VIA_CAUSE,
+    KNN_K,
+    RULE_WEIGHT,
+    THRESHOLDS,
+    Classifier,
+    blend,
+    knn_vote,
+    within_stage,
 )
 from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
-from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +64,7 @@ class Engine:
     def load(
         cls, index_dir: str | Path, refiner: Refiner | None = None,
         embedder: Embedder | None = None,
-    ) -> "Engine":
+    ) -> Engine:
         index = IssueIndex.load(index_dir)  # refuses an index built with other rule features
         return cls(index, embedder or load_embedder(index.embedder_name), refiner=refiner)
 

@@ -4,8 +4,9 @@
 command receive a port as an argument and never build one themselves."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 

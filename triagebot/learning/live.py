@@ -12,24 +12,25 @@ import fcntl
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
-from triagebot.engine.analysis import analyse_many, stack
-from triagebot.learning.closed_issue import close_reason
-from triagebot.engine.embed import Embedder
-from triagebot.engine.index import IssueIndex
+from triagebot.domain import rules, taxonomy
 from triagebot.domain.models import IndexedIssue, Issue, Labels, LabelStatus, Triage
 from triagebot.domain.visibility import Access, Viewer
+from triagebot.engine.analysis import analyse_many, stack
+from triagebot.engine.embed import Embedder
+from triagebot.engine.index import IssueIndex
 from triagebot.github.port import IssueState
+from triagebot.learning.closed_issue import close_reason
 
 LABEL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
 DIMENSIONS = LABEL_DIMENSIONS + ("is_bug",)
 RETRAIN_STAMP = "retrain.stamp"  # touched by ``triagebot retrain``: running engines refit
+PUBLIC = Access()  # what callers that predate visibility index: a public item
 
 
 class LiveIndex:
@@ -93,7 +94,7 @@ class LiveEngine:
 
     @classmethod
     def load(cls, directory: str | Path, embedder: Embedder | None = None,
-             refiner: Any = None) -> "LiveEngine":
+             refiner: Any = None) -> LiveEngine:
         from triagebot.engine.embed import load_embedder
 
         live = LiveIndex(directory)
@@ -195,7 +196,7 @@ class ClosedEntry:
     resolution: str
     status: LabelStatus
     duplicate_of: int | None = None
-    access: Access = Access()  # who may see it (public unless the payload or API said private)
+    access: Access = PUBLIC  # who may see it (public unless the payload or API said private)
 
 
 def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[ClosedEntry]) -> int:
@@ -222,7 +223,7 @@ def indexed_item(entry: ClosedEntry) -> IndexedIssue:
 def add_closed_issue(index: IssueIndex, embedder: Embedder, issue_state: IssueState,
                      labels: Labels, resolution: str = "unresolved",
                      status: LabelStatus = "confirmed", is_bug: bool = True,
-                     access: Access = Access()) -> bool:
+                     access: Access = PUBLIC) -> bool:
     """One issue; True when it was new to the index."""
     entry = ClosedEntry(issue_state, labels, is_bug, resolution, status, access=access)
     return add_closed_issues(index, embedder, [entry]) == 1

@@ -10,20 +10,21 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel
 
-from triagebot.learning import closed_issue
-from triagebot.llm import summary as llm_summary
 from triagebot.domain import repo_config
-from triagebot.github.errors import RateLimited
-from triagebot.learning.live import ClosedEntry, LiveEngine, add_closed_issues, labels_of
 from triagebot.domain.models import Issue
 from triagebot.domain.visibility import Access, LLMPrivateRepos, Viewer, llm_allowed
+from triagebot.github.errors import RateLimited
 from triagebot.github.port import GitHubPort, IssueState
+from triagebot.learning import closed_issue
+from triagebot.learning.live import ClosedEntry, LiveEngine, add_closed_issues, labels_of
+from triagebot.llm import summary as llm_summary
 
 MAX_WAITS = 5  # consecutive rate-limit waits without progress before giving up (RELIABILITY 26)
 Progress = Callable[[str], None]
@@ -43,7 +44,7 @@ class SyncState(BaseModel):
     finished: bool = False
 
     @classmethod
-    def load(cls, path: Path, repo: str, since: str | None) -> "SyncState":
+    def load(cls, path: Path, repo: str, since: str | None) -> SyncState:
         """The saved state for this repo and ``since``; a fresh one otherwise (or when finished)."""
         try:
             state = cls.model_validate_json(path.read_text(encoding="utf-8"))

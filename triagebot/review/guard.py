@@ -7,7 +7,7 @@ same budget and honours the same logouts."""
 from __future__ import annotations
 
 import secrets
-from typing import Sequence
+from collections.abc import Sequence
 
 from triagebot.store.records import Store
 

@@ -18,21 +18,20 @@ import math
 import re
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from flask import (Blueprint, Flask, Response, abort, current_app, redirect, render_template,
-                   request, session, url_for)
+from flask import Blueprint, Flask, Response, abort, current_app, redirect, render_template, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 from markupsafe import Markup
 
-from triagebot.review import charts
-from triagebot.review import guard
 from triagebot.learning import live as learning
+from triagebot.review import charts, guard
 from triagebot.review import data as review_data
-from triagebot.text import sanitize
 from triagebot.settings import ConfigError, Settings
 from triagebot.store.records import Feedback, Store
+from triagebot.text import sanitize
 
 MIN_TOKEN_CHARS = 16
 MAX_NUMBER = 2**31 - 1

@@ -11,17 +11,18 @@ import hashlib
 import json
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from triagebot.settings import Settings
 from triagebot.logs import emit
-from triagebot.store.queue import Queue, ReplayedBody
 from triagebot.service.routing import route
-from triagebot.store.records import Store
 from triagebot.service.signature import verify_any
+from triagebot.settings import Settings
+from triagebot.store.queue import Queue, ReplayedBody
+from triagebot.store.records import Store
 
 log = logging.getLogger("triagebot.service.app")
 
@@ -73,7 +74,7 @@ class Receiver:
              ms=round((time.monotonic() - started) * 1000, 1), **fields)
         return jsonify(answer), status
 
-    def _handle(self, delivery: str, event: str) -> tuple[dict, int, dict[str, Any]]:
+    def _handle(self, delivery: str, event: str) -> tuple[dict[str, Any], int, dict[str, Any]]:
         if (request.content_length or 0) > self.max_bytes:
             return {"error": "payload too large"}, 413, {}
         body = request.get_data(cache=True)  # raw bytes; raises 413 for oversize chunked bodies
@@ -98,7 +99,7 @@ class Receiver:
         return {"ok": outcome}, 202 if fresh else 200, {"action": action, "outcome": outcome}
 
 
-def _parse(body: bytes) -> dict | None:
+def _parse(body: bytes) -> dict[str, Any] | None:
     try:
         payload = json.loads(body)
     except (UnicodeDecodeError, ValueError):

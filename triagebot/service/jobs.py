@@ -6,20 +6,20 @@ closed, deleted or a pull request by now, and then the job does nothing."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from triagebot.service import bot_comment
 from triagebot.comment import render as comment
-from triagebot.learning import corrections
-from triagebot.service import policy
 from triagebot.domain import repo_config
-from triagebot.github.errors import QuotaPaused
 from triagebot.domain.models import Issue, Labels, Triage
 from triagebot.domain.visibility import Access, Change, Viewer, llm_allowed, owner_of, visible_to
+from triagebot.github.errors import QuotaPaused
 from triagebot.github.port import GitHubPort, IssueState
+from triagebot.learning import corrections
+from triagebot.service import bot_comment, policy
 from triagebot.store.queue import Job
 from triagebot.store.records import Feedback, Store, StoredTriage
 

@@ -4,7 +4,8 @@ Unknown events and actions map to no jobs (the receiver still answers 2xx). Even
 bot - and by this App in particular - map to no jobs, so the bot never reacts to itself."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from triagebot.domain.visibility import Access, Change, owner_of
 from triagebot.service import policy

@@ -3,22 +3,22 @@ when called, never at import: settings are passed in (or read once by the gunico
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from flask import Flask
 
 from triagebot.comment import render as comment
-from triagebot.service import jobs as handlers
-from triagebot.service import housekeeping
-from triagebot.service import rq_transport
-from triagebot.settings import Settings
-from triagebot.service.jobs import Deps
 from triagebot.domain.models import Triage
 from triagebot.logs import setup
+from triagebot.service import housekeeping, rq_transport
+from triagebot.service import jobs as handlers
+from triagebot.service.jobs import Deps
+from triagebot.service.worker import Worker, start_threads
+from triagebot.settings import Settings
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
-from triagebot.service.worker import Worker, start_threads
 
 
 def github_port_factory(settings: Settings, store: Store,
@@ -27,8 +27,8 @@ def github_port_factory(settings: Settings, store: Store,
     in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit
     (the caller passes it so jobs can consult it before calling GitHub, RELIABILITY 27)."""
     from triagebot.github import client as github
-    from triagebot.store.write_ledger import DbLedger
     from triagebot.github.ratelimit import QuotaTracker, WritePacer
+    from triagebot.store.write_ledger import DbLedger
 
     pacer, quota = WritePacer(DbLedger(store.db)), quota or QuotaTracker()
     ports: dict[int | None, Any] = {}
@@ -48,8 +48,8 @@ def load_engine(settings: Settings) -> Any:
     """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
     when one is configured."""
     from triagebot.engine.classify import THRESHOLDS
-    from triagebot.llm.client import build_refiner
     from triagebot.learning.live import LiveEngine
+    from triagebot.llm.client import build_refiner
 
     return LiveEngine.load(settings.index, refiner=build_refiner(thresholds=THRESHOLDS))
 
@@ -165,7 +165,7 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
     interrupted. With TRIAGEBOT_QUEUE_URL: one RQ worker woken through Redis (see rq_transport)."""
     setup()
     if settings.queue_url:
-        rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
+        _ = rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
         deps = build_deps(settings, Store(settings.db), **overrides)
         rq_transport.work(settings, make_worker(settings, deps))
         return

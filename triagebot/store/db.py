@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 MIGRATIONS: list[str] = [
     # 1: the whole first schema
@@ -97,7 +98,7 @@ class Database:
         cur = self.conn.execute(self._sql(sql), tuple(params))
         return cur.rowcount
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return list(self.conn.execute(self._sql(sql), tuple(params)).fetchall())
 
     def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int | None:
@@ -106,7 +107,7 @@ class Database:
         return int(rows[0][0]) if rows else None
 
     @contextmanager
-    def transaction(self) -> Iterator["Database"]:
+    def transaction(self) -> Iterator[Database]:
         """A write transaction. SQLite: BEGIN IMMEDIATE (other processes wait on busy_timeout)."""
         conn = self.conn
         if self.postgres:

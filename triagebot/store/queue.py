@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -58,7 +59,7 @@ COLUMNS = ("id, kind, payload, dedupe_key, installation_id, repo, number, status
            "last_error, delivery_id, access")
 
 
-def _job(row: tuple) -> Job:
+def _job(row: tuple[Any, ...]) -> Job:
     keys = [c.strip() for c in COLUMNS.split(",")]
     data = dict(zip(keys, row))
     data["payload"] = json.loads(data["payload"])

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 from pydantic import BaseModel
 
-from triagebot.store.db import Database
 from triagebot.domain.models import Triage
+from triagebot.store.db import Database
 
 DELIVERY_TTL_S = 8 * 24 * 3600  # > GitHub's 3-day (github.com) and 7-day (GHES) redelivery windows
 Clock = Callable[[], float]
@@ -231,5 +232,5 @@ class Store(ReviewAccess):
                             (new, old))
 
 
-def dumps(payload: dict) -> str:
+def dumps(payload: dict[str, Any]) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"))
