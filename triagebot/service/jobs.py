@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from triagebot.comment import render as comment
 from triagebot.domain import repo_config
 from triagebot.domain.models import Issue, Labels, Triage
-from triagebot.domain.visibility import Access, Change, Viewer, llm_allowed, owner_of, visible_to
+from triagebot.domain.visibility import Access, Change, LLMPrivateRepos, Viewer, llm_allowed, owner_of, visible_to
 from triagebot.github.errors import QuotaPaused
 from triagebot.github.port import GitHubPort, IssueState
 from triagebot.learning import corrections
@@ -58,7 +58,7 @@ class Deps:
     paused: Callable[[int], float] = lambda _installation: 0.0  # QuotaTracker.resume_in
     keeper: KeeperLike | None = None  # keeps indexed items' visibility current
     forget_llm: Callable[[list[str]], int] | None = None  # deletes cached LLM answers of repos
-    llm_private_repos: str = "off"  # TRIAGEBOT_LLM_PRIVATE_REPOS (domain.visibility.llm_allowed)
+    llm_private_repos: LLMPrivateRepos = "off"  # TRIAGEBOT_LLM_PRIVATE_REPOS (domain.visibility.llm_allowed)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -91,7 +91,7 @@ def triage_job(deps: Deps, job: Job) -> str:
     if config.mode == "off" or not config.enabled:
         return "skipped: disabled in .github/triagebot.yml"
     access = job_access(job)
-    llm = llm_allowed(access.visibility == "private", config.llm, deps.llm_private_repos)  # type: ignore[arg-type]
+    llm = llm_allowed(access.visibility == "private", config.llm, deps.llm_private_repos)
     triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
                                       title=issue.title, body=issue.body),
                                 viewer=Viewer.of(issue.repo, job.installation_id), llm=llm)
@@ -195,7 +195,7 @@ def index_add_job(deps: Deps, job: Job) -> str:
     private = access.visibility == "private"
     access = access.model_copy(update={"shared_with": config.private_issues_shown_to,
                                        "installation_id": job.installation_id})
-    llm = llm_allowed(private, config.llm, deps.llm_private_repos)  # type: ignore[arg-type]
+    llm = llm_allowed(private, config.llm, deps.llm_private_repos)
     deps.indexer(issue, corrected_labels(deps.store, issue.repo, issue.number), access=access, llm=llm)
     return f"indexed ({access.visibility})"
 
