@@ -3,8 +3,9 @@ pydantic so a bad value fails at startup with one clear line instead of deep ins
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
@@ -45,6 +46,9 @@ class Settings(BaseModel):
     admin_token: SecretStr = SecretStr("")
     github_token: SecretStr = SecretStr("")
     reconcile_interval: float = Field(default=3600.0, ge=0)  # seconds; 0 = no periodic upkeep
+    # May private repositories' text go to the LLM endpoint? off | opt-in (their triagebot.yml
+    # says ``llm: on``) | on (unless it says ``llm: off``). See domain.visibility.llm_allowed.
+    llm_private_repos: Literal["off", "opt-in", "on"] = "off"
 
     @property
     def index_dir(self) -> Path:
@@ -64,14 +68,14 @@ class Settings(BaseModel):
         return [s.get_secret_value() for s in (self.webhook_secret, self.webhook_secret_old)
                 if s.get_secret_value()]
 
-    def require_serving(self) -> "Settings":
+    def require_serving(self) -> Settings:
         """Refuse to serve without a webhook secret: an unsigned endpoint accepts anyone's events."""
         if not self.webhook_secret.get_secret_value():
             raise ConfigError("TRIAGEBOT_WEBHOOK_SECRET is empty; set it to the App's webhook secret")
         return self
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         values = {field: env[var] for var, field in ENV_VARS.items() if env.get(var, "") != ""}
         if "private_key" not in values and env.get("TRIAGEBOT_PRIVATE_KEY_PATH"):
@@ -112,5 +116,6 @@ ENV_VARS = {
     "TRIAGEBOT_STOP_GRACE": "stop_grace",
     "OPENAI_API_KEY": "openai_api_key",
     "TRIAGEBOT_ADMIN_TOKEN": "admin_token",
+    "TRIAGEBOT_LLM_PRIVATE_REPOS": "llm_private_repos",
 }
 FIELD_VARS = {field: var for var, field in ENV_VARS.items()}

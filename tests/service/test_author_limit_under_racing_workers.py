@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from support.service import BOT, FakeEngine, FakeGitHub
+from support.service import BOT, FakeEngine, RecordingPort
 from triagebot.service import jobs as handlers
 from triagebot.service.jobs import Deps
 from triagebot.service.worker import Worker
@@ -18,7 +18,7 @@ from triagebot.store.queue import JobSpec, Queue
 from triagebot.store.records import Store
 
 
-class RacingGitHub(FakeGitHub):
+class RacingGitHub(RecordingPort):
     """Issues 5 and 6 are fetched together; posting a comment takes a moment."""
 
     def __init__(self) -> None:
@@ -36,7 +36,7 @@ class RacingGitHub(FakeGitHub):
         return super().create_comment(repo, number, body)
 
 
-def worker(path: Path, gh: FakeGitHub) -> Worker:
+def worker(path: Path, gh: RecordingPort) -> Worker:
     store = Store(Database(path))  # one connection per worker, like two processes
     deps = Deps(store=store, port_for=lambda _i: gh, engine=FakeEngine(), bot_login=BOT)
     return Worker(Queue(store.db), lambda job: handlers.run(deps, job))

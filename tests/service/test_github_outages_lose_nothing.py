@@ -7,48 +7,43 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
+from support.clock import FakeClock
+from support.github import INSTALLATION, settings
 from support.github_fake import FakeGitHub
-from support.github import (  # noqa: F401  (fixtures)
-    INSTALLATION, FakeClock, api_requests, clock, fake, rsa_pair, settings,
-)
-from support.service import SECRET, FakeEngine, live_server
+from support.service import SECRET, Rig, live_server
 from triagebot.cli import main as cli
 from triagebot.github.client import installation_port
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
-from triagebot.service import jobs as handlers
 from triagebot.service.app import create_app
-from triagebot.service.jobs import Deps
-from triagebot.service.worker import Worker
 from triagebot.settings import Settings
-from triagebot.store.queue import JobSpec, Queue
+from triagebot.store.queue import JobSpec
 from triagebot.store.records import Store
 
-BOT = "triagebot[bot]"
 HOUR = 3600.0
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes "
                         "before you try again."}
 
 
-class Rig:
-    """What one worker process of ``triagebot serve`` runs, with an attempt budget of 2."""
+class OutageRig(Rig):
+    """The shared rig as one worker process of ``triagebot serve`` runs it: the real PyGithub
+    port to the fake GitHub server, the quota tracker wired into the port and the jobs, and an
+    attempt budget of 2."""
 
     def __init__(self, tmp_path: Path, fake: FakeGitHub, clock: FakeClock,
                  rsa_pair: tuple[str, str]) -> None:
-        self.fake, self.clock, self.db_path = fake, clock, str(tmp_path / "o.sqlite3")
+        self.fake = fake
         quota = QuotaTracker(clock=clock)
-        self.port = installation_port(settings(fake, rsa_pair), INSTALLATION, clock=clock,
-                                      sleep=clock.sleep, quota=quota,
-                                      pacer=WritePacer(clock=clock, sleep=clock.sleep))
-        self.store = Store(self.db_path, clock=clock)
-        self.queue = Queue(self.store.db, max_attempts=2, clock=clock)
-        self.deps = Deps(store=self.store, port_for=lambda _i: self.port, engine=FakeEngine(),
-                         bot_login=BOT, clock=clock, paused=quota.resume_in, author_limit=100)
-        self.worker = Worker(self.queue, lambda job: handlers.run(self.deps, job))
+        self.pygithub = installation_port(settings(fake, rsa_pair), INSTALLATION, clock=clock,
+                                          sleep=clock.sleep, quota=quota,
+                                          pacer=WritePacer(clock=clock, sleep=clock.sleep))
+        super().__init__(tmp_path, self.pygithub, clock, max_attempts=2, indexer=None,
+                         paused=quota.resume_in, author_limit=100)
+        self.db_path = self.store.db.url
 
     def open_issue(self, number: int) -> None:
         self.fake.add_issue("o/r", number, "NCCL timeout", "RuntimeError: NCCL watchdog timeout")
@@ -65,13 +60,13 @@ class Rig:
 
 @pytest.fixture
 def rig(tmp_path: Path, fake: FakeGitHub, clock: FakeClock,
-        rsa_pair: tuple[str, str]) -> Iterator[Rig]:
-    r = Rig(tmp_path, fake, clock, rsa_pair)
+        rsa_pair: tuple[str, str]) -> Iterator[OutageRig]:
+    r = OutageRig(tmp_path, fake, clock, rsa_pair)
     yield r
-    r.port.close()
+    r.pygithub.close()
 
 
-def test_ten_hour_outage_then_secondary_limits_end_with_exactly_one_comment_each(rig: Rig) -> None:
+def test_ten_hour_outage_then_secondary_limits_end_with_exactly_one_comment_each(rig: OutageRig) -> None:
     """Every request answers 502 for 10 h (token minting included), then comment POSTs answer
     403 with Retry-After for 20 minutes. Before the fix all three jobs dead-lettered after their
     2 attempts (7.5 minutes); now each ends with exactly one comment, no attempt spent waiting."""
@@ -94,7 +89,7 @@ def test_ten_hour_outage_then_secondary_limits_end_with_exactly_one_comment_each
     assert 1 <= len(limited) <= 3, "the installation pause keeps the other jobs out of the limit"
 
 
-def test_secondary_limit_pauses_the_installation_once_for_every_job(rig: Rig, tmp_path: Path) -> None:
+def test_secondary_limit_pauses_the_installation_once_for_every_job(rig: OutageRig, tmp_path: Path) -> None:
     """A 90 s secondary limit hit by the first of ten jobs: the other nine wait for it without a
     request (before: each job discovered the limit itself), the pause is one row in the database
     that another worker process sees, and afterwards every issue gets its one comment."""
@@ -120,7 +115,7 @@ def test_secondary_limit_pauses_the_installation_once_for_every_job(rig: Rig, tm
     assert len(rig.queue.jobs("done")) == 10
 
 
-def test_other_installations_are_not_paused(rig: Rig) -> None:
+def test_other_installations_are_not_paused(rig: OutageRig) -> None:
     rig.store.pause_installation(INSTALLATION + 1, 3600, "secondary limit")
     rig.open_issue(1)
     rig.worker.drain()
@@ -128,7 +123,7 @@ def test_other_installations_are_not_paused(rig: Rig) -> None:
 
 
 def test_dead_letters_show_in_healthz_and_report_and_requeue_revives_them(
-        rig: Rig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        rig: OutageRig, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An outage longer than the 24 h deadline dead-letters the job (kept, with its error); once
     GitHub is back, ``triagebot requeue --all`` makes it run again: exactly one comment."""
     rig.open_issue(1)
@@ -165,7 +160,7 @@ def test_dead_letters_show_in_healthz_and_report_and_requeue_revives_them(
     assert done.id == dead.id and done.attempts == 1
 
 
-def test_requeue_by_id_refuses_bad_input_with_one_line(rig: Rig,
+def test_requeue_by_id_refuses_bad_input_with_one_line(rig: OutageRig,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     rig.open_issue(1)
     capsys.readouterr()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from support.service import FakeGitHub
+from support.service import RecordingPort
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring
 from triagebot.settings import DEFAULT_INDEX, Settings
@@ -65,7 +65,7 @@ def test_a_closed_issue_is_indexed_into_the_data_dir_and_the_package_is_untouche
     """The real engine and indexer: an ``index_add`` job grows the data directory's index."""
     before = digest(DEFAULT_INDEX)
     settings = Settings(db=str(tmp_path / "d.sqlite3"), data_dir=tmp_path / "data")
-    gh = FakeGitHub()
+    gh = RecordingPort()
     gh.add_issue("org/repo", 7, title="NCCL timeout in allreduce", body="watchdog fired",
                  state="closed", state_reason="completed")
     store = Store(settings.db)

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from support.service import SECRET, FakeEngine, FakeGitHub, encode, issue_payload, post
+from support.service import SECRET, FakeEngine, RecordingPort, encode, issue_payload, post
 from triagebot.service import wiring
 from triagebot.settings import Settings
 
@@ -38,7 +38,7 @@ def _health(address: str) -> dict | None:
 class Served:
     """One ``serve`` process lifetime: a thread running ``wiring.serve``, stopped by its Event."""
 
-    def __init__(self, settings: Settings, gh: FakeGitHub, port: int) -> None:
+    def __init__(self, settings: Settings, gh: RecordingPort, port: int) -> None:
         self.stop, self.address, self.error = threading.Event(), f"127.0.0.1:{port}", None
         self.thread = threading.Thread(target=self._run, args=(settings, gh, port), daemon=True)
         self.thread.start()
@@ -47,7 +47,7 @@ class Served:
             assert time.monotonic() < deadline and self.thread.is_alive(), "no listener"
             time.sleep(0.02)
 
-    def _run(self, settings: Settings, gh: FakeGitHub, port: int) -> None:
+    def _run(self, settings: Settings, gh: RecordingPort, port: int) -> None:
         try:
             wiring.serve(settings, "127.0.0.1", port, workers=1, stop=self.stop,
                          port_for=lambda _i: gh, author_limit=100)
@@ -86,7 +86,7 @@ def settings(tmp_path: Path) -> Settings:
 
 def test_deliveries_are_accepted_while_the_engine_loads(settings: Settings,
                                                         slow_engine: threading.Event) -> None:
-    gh = FakeGitHub()
+    gh = RecordingPort()
     gh.add_issue("org/repo", 7)
     served = Served(settings, gh, _free_port())
     try:
@@ -110,7 +110,7 @@ def test_a_restart_accepts_every_delivery_sent_while_the_new_engine_loads(
         settings: Settings, slow_engine: threading.Event) -> None:
     """Stop one ``serve`` and start the next on the same port: deliveries sent from the moment
     the new listener is up (its engine still loading) are all accepted, then all triaged."""
-    gh = FakeGitHub()
+    gh = RecordingPort()
     for number in range(1, 21):
         gh.add_issue("org/repo", number)
     port = _free_port()

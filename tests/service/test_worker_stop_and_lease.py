@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from support.service import ROOT, SECRET, FakeEngine, FakeGitHub, encode, issue_payload
+from support.service import ROOT, SECRET, FakeEngine, RecordingPort, encode, issue_payload
 from triagebot.service import wiring
 from triagebot.service.jobs import Deps
 from triagebot.service.worker import Worker
@@ -74,7 +74,7 @@ class Service:
 
     def __init__(self, tmp_path: Path) -> None:
         self.db, self.state = str(tmp_path / "s.sqlite3"), tmp_path / "github.json"
-        FakeGitHub(self.state).add_issue("org/repo", 7)
+        RecordingPort(self.state).add_issue("org/repo", 7)
         self.queue = Queue(Database(self.db))
         from triagebot.service.routing import route
         import json
@@ -108,7 +108,7 @@ class Service:
         pytest.fail(f"job not done after {seconds} s: {self.queue.jobs()}")
 
     def comments(self) -> int:
-        return len(FakeGitHub(self.state).bot_comments("org/repo", 7))
+        return len(RecordingPort(self.state).bot_comments("org/repo", 7))
 
     def close(self) -> None:
         for proc in self.procs:

@@ -7,25 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from support.clock import FakeClock
 from triagebot.store.queue import WAIT_DEADLINE_S, JobSpec, Queue, wait_backoff
 from triagebot.store.records import Store
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def queue(tmp_path: Path, clock: Clock) -> Queue:
+def queue(tmp_path: Path, clock: FakeClock) -> Queue:
     return Queue(Store(tmp_path / "w.sqlite3", clock=clock).db, max_attempts=1, clock=clock)
 
 
@@ -40,7 +28,7 @@ def test_wait_backoff_doubles_to_a_fifteen_minute_cap_and_honours_github() -> No
     assert WAIT_DEADLINE_S >= 24 * 3600
 
 
-def test_waiting_spends_no_attempt_even_with_a_budget_of_one(queue: Queue, clock: Clock) -> None:
+def test_waiting_spends_no_attempt_even_with_a_budget_of_one(queue: Queue, clock: FakeClock) -> None:
     queue.enqueue(spec())
     for n in range(1, 30):
         job = queue.claim()
@@ -52,7 +40,7 @@ def test_waiting_spends_no_attempt_even_with_a_budget_of_one(queue: Queue, clock
     assert job.attempts == 0 and job.waits == 29
 
 
-def test_wait_dead_letters_only_after_the_deadline(queue: Queue, clock: Clock) -> None:
+def test_wait_dead_letters_only_after_the_deadline(queue: Queue, clock: FakeClock) -> None:
     queue.enqueue(spec())
     first = clock.now
     while True:
@@ -68,7 +56,7 @@ def test_wait_dead_letters_only_after_the_deadline(queue: Queue, clock: Clock) -
     assert "403" in (dead.last_error or "") and queue.dead_count() == 1
 
 
-def test_requeue_starts_dead_letters_over_and_supersedes_twins(queue: Queue, clock: Clock) -> None:
+def test_requeue_starts_dead_letters_over_and_supersedes_twins(queue: Queue, clock: FakeClock) -> None:
     for number in (1, 2):
         queue.enqueue(spec(number))
         job = queue.claim()

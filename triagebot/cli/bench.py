@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -45,8 +46,8 @@ class _Clock:
 
 
 def cmd_bench_triage(args: argparse.Namespace) -> int:
-    from triagebot.settings import default_index
     from triagebot.engine.dataset import read_labelled
+    from triagebot.settings import default_index
 
     records = read_labelled(args.data)
     records = records[: args.limit] if args.limit else records

@@ -8,10 +8,10 @@ class UserError(Exception):
 
 def describe(exc: BaseException) -> str:
     """Known, user-caused errors keep their message; anything else names its type too."""
-    from triagebot.settings import ConfigError
+    from triagebot.cli.issue_file import InputError
     from triagebot.engine.dataset import DataError
     from triagebot.engine.index import IndexError_
-    from triagebot.cli.issue_file import InputError
+    from triagebot.settings import ConfigError
 
     if isinstance(exc, (UserError, DataError, IndexError_, InputError, ConfigError)):
         return " ".join(str(exc).split())  # one line, whatever the message holds

@@ -10,14 +10,18 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from triagebot import __version__
 from triagebot.cli import maint as cli_maint
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError
 from triagebot.settings import default_index
+
+if TYPE_CHECKING:  # the CLI imports the engine lazily so that --help and errors stay instant
+    from triagebot.domain.models import Triage
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
 
@@ -107,8 +111,8 @@ def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_triage(args: argparse.Namespace) -> int:
-    from triagebot.comment import render as comment
     from triagebot.cli.issue_file import read_issue
+    from triagebot.comment import render as comment
 
     issue = read_issue(args.file, MAX_INPUT_BYTES)
     engine = load_engine(args.index, use_llm=args.llm)
@@ -135,10 +139,10 @@ def load_engine(index_dir: Path | None, use_llm: bool = False):  # type: ignore[
     return Engine.load(index_dir or default_index(), refiner=refiner)
 
 
-def triage_json(result) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def triage_json(result: Triage) -> dict[str, Any]:
     """The documented JSON shape of ``triagebot triage --json``."""
     dims = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
-    out = {
+    out: dict[str, Any] = {
         dim: {"id": p.id, "name": p.name, "confidence": p.confidence, "abstained": p.abstained,
               "evidence": p.evidence}
         for dim in dims for p in [result.prediction(dim)]

@@ -30,16 +30,16 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from triagebot.settings import Settings
     from triagebot.service.wiring import serve
+    from triagebot.settings import Settings
 
     serve(Settings.from_env(), host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from triagebot.settings import Settings
     from triagebot.service.wiring import work
+    from triagebot.settings import Settings
 
     work(Settings.from_env(), count=args.workers)
     return 0
@@ -47,9 +47,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 def cmd_reconcile(args: argparse.Namespace) -> int:
     """GitHub does not redeliver failed deliveries by itself; this does, within its 3-day window."""
-    from triagebot.settings import ConfigError, Settings
     from triagebot.github.client import app_client
     from triagebot.service.housekeeping import redeliver_failed
+    from triagebot.settings import ConfigError, Settings
 
     settings = Settings.from_env()
     if not (settings.app_id and settings.private_key.get_secret_value()):

@@ -10,7 +10,8 @@ import logging
 import os
 import re
 from collections import OrderedDict
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 

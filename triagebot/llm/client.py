@@ -16,14 +16,15 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from triagebot.llm import combine
+from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.llm import answer as llm_answer
+from triagebot.llm import combine
 from triagebot.llm import prompt as llm_prompt
 from triagebot.llm import summary as llm_summary
 from triagebot.llm.store import AnswerCache, Budget, Clock, LLMStats, StatsRecorder, cache_key
-from triagebot.domain.models import Issue, Similar, Triage
 
 log = logging.getLogger("triagebot.llm.client")
 
@@ -63,7 +64,7 @@ class LLMSettings(BaseModel):
     secret_values: tuple[str, ...] = Field(default=(), repr=False)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "LLMSettings | None":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMSettings | None:
         """None when neither a model nor a base URL is configured: the bot stays offline."""
         env = os.environ if env is None else env
         if not (env.get(_ENV["model"]) or env.get(_ENV["base_url"])):
@@ -141,9 +142,14 @@ class LLMClassifier:
         note = f"llm: fell back to offline triage ({reason}{': ' + detail if detail else ''})"
         return offline.model_copy(update={"notes": offline.notes + [note]})
 
-    def summarize_resolution(self, issue_title: str, discussion: str) -> str | None:
+    def forget(self, repos: list[str]) -> int:
+        """Delete cached answers about these repositories (their installation is gone)."""
+        return self._cache.forget(repos)
+
+    def summarize_resolution(self, issue_title: str, discussion: str, repo: str = "") -> str | None:
         """One sanitised sentence on how a closed issue was resolved, or None (any failure, an
-        unsafe answer): ``index sync`` then keeps its offline extract. Never raises."""
+        unsafe answer): ``index sync`` then keeps its offline extract. Never raises. ``repo``
+        scopes the cached answer, so an uninstall can delete it."""
         try:
             prompt = llm_summary.build(self.settings.prompts_dir, issue_title, discussion,
                                        self.settings.secret_values)
@@ -153,7 +159,7 @@ class LLMClassifier:
                 raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
             if content is None:
                 content = self._ask(prompt.messages(), time.monotonic() + self.settings.timeout, True)
-                self._cache.put(key, content or "")
+                self._cache.put(key, content or "", scope=repo)
             return llm_summary.sanitised(content, self.settings.secret_values)
         except Exception as exc:  # noqa: BLE001 - a summary is optional; the sync must go on
             self._stats.fallback(getattr(exc, "reason", "unexpected"))
@@ -162,7 +168,7 @@ class LLMClassifier:
 
     def classify(
         self, issue: Issue, offline: Triage, neighbours: list[Similar]
-    ) -> tuple[llm_prompt.Prompt, BaseModel]:
+    ) -> tuple[llm_prompt.Prompt, llm_answer.AnswerFields]:
         """The validated answer for ``issue``; raises ``LLMFailure`` with a stable reason."""
         prompt = llm_prompt.build(self._templates, issue, offline, neighbours,
                                   self.settings.secret_values)
@@ -175,11 +181,11 @@ class LLMClassifier:
             raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
         deadline = time.monotonic() + self.settings.timeout
         answer = self._answer(prompt, neighbours, issue, deadline)
-        self._cache.put(key, answer.model_dump_json())
+        self._cache.put(key, answer.model_dump_json(), scope=issue.repo)
         return prompt, answer
 
     def _answer(self, prompt: llm_prompt.Prompt, neighbours: list[Similar], issue: Issue,
-                deadline: float) -> BaseModel:
+                deadline: float) -> llm_answer.AnswerFields:
         """One request plus at most one repair turn when the reply is not JSON at all."""
         messages = prompt.messages()
         content = self._ask(messages, deadline)
@@ -195,7 +201,7 @@ class LLMClassifier:
             return self._validated(self._ask(messages, deadline), neighbours, issue)
 
     @staticmethod
-    def _validated(content: str | None, neighbours: list[Similar], issue: Issue) -> BaseModel:
+    def _validated(content: str | None, neighbours: list[Similar], issue: Issue) -> llm_answer.AnswerFields:
         try:
             answer = llm_answer.parse(content)
             llm_answer.check(answer, neighbours, issue.number)
@@ -247,7 +253,7 @@ class LLMClassifier:
         usage = None
         try:
             response = self._client.chat.completions.create(
-                model=self.settings.model, messages=messages, temperature=0,
+                model=self.settings.model, messages=[_wire(m) for m in messages], temperature=0,
                 max_tokens=self.settings.max_tokens, timeout=timeout, **self._format_kwargs(plain),
             )
             usage = response.usage
@@ -300,3 +306,16 @@ def build_refiner(env: Mapping[str, str] | None = None, **kwargs: Any) -> LLMCla
     """The LLM refiner configured by ``env`` (default ``os.environ``), or None when unconfigured."""
     settings = LLMSettings.from_env(os.environ if env is None else env)
     return LLMClassifier(settings, **kwargs) if settings else None
+
+
+def _wire(message: Mapping[str, str]) -> ChatCompletionMessageParam:
+    """One chat turn in openai's typed shape: the prompt module builds plain role/content dicts
+    because it must not import openai; this is where the two meet."""
+    role, content = message["role"], message["content"]
+    if role == "system":
+        return {"role": "system", "content": content}
+    if role == "assistant":
+        return {"role": "assistant", "content": content}
+    if role == "user":
+        return {"role": "user", "content": content}
+    raise ValueError(f"unknown chat role {role!r}")

@@ -7,23 +7,23 @@ import shutil
 import signal
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from flask import Flask
 
 from triagebot.comment import render as comment
-from triagebot.service import jobs as handlers
-from triagebot.service import housekeeping
-from triagebot.service import rq_transport
-from triagebot.settings import DEFAULT_INDEX, Settings
-from triagebot.service.jobs import Deps
 from triagebot.domain.models import Triage
 from triagebot.logs import emit, setup
+from triagebot.service import housekeeping, rq_transport
+from triagebot.service import jobs as handlers
+from triagebot.service.jobs import Deps
+from triagebot.service.worker import Worker, start_threads, stop_workers
+from triagebot.settings import DEFAULT_INDEX, Settings
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
-from triagebot.service.worker import Worker, start_threads, stop_workers
 
 log = logging.getLogger("triagebot.service.wiring")
 
@@ -42,8 +42,8 @@ def github_port_factory(settings: Settings, store: Store,
     in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit
     (the caller passes it so jobs can consult it before calling GitHub, RELIABILITY 27)."""
     from triagebot.github import client as github
-    from triagebot.store.write_ledger import DbLedger
     from triagebot.github.ratelimit import QuotaTracker, WritePacer
+    from triagebot.store.write_ledger import DbLedger
 
     pacer, quota = WritePacer(DbLedger(store.db)), quota or QuotaTracker()
     ports: dict[int | None, Any] = {}
@@ -84,8 +84,8 @@ def load_engine(settings: Settings) -> Any:
     """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
     when one is configured."""
     from triagebot.engine.classify import THRESHOLDS
-    from triagebot.llm.client import build_refiner
     from triagebot.learning.live import LiveEngine
+    from triagebot.llm.client import build_refiner
 
     return LiveEngine.load(prepare_index(settings), refiner=build_refiner(thresholds=THRESHOLDS))
 
@@ -113,8 +113,19 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
+    overrides.setdefault("keeper", _keeper(engine))
+    overrides.setdefault("forget_llm", getattr(getattr(engine, "refiner", None), "forget", None))
+    overrides.setdefault("llm_private_repos", settings.llm_private_repos)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
                 render=render, indexer=indexer, paused=quota.resume_in, **overrides)
+
+
+def _keeper(engine: Any) -> Any:
+    """Visibility changes and uninstalls reach the index through the engine's index (``learning``
+    owns how); an engine without one (a test fake) has nothing to keep current."""
+    from triagebot.learning.visibility import IndexKeeper
+
+    return IndexKeeper(engine) if hasattr(engine, "index") else None
 
 
 def _indexer(engine: Any, store: Store) -> Any:
@@ -244,7 +255,7 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
     interrupted. With TRIAGEBOT_QUEUE_URL: one RQ worker woken through Redis (see rq_transport)."""
     setup()
     if settings.queue_url:
-        rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
+        _ = rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
         deps = build_deps(settings, open_store(settings), **overrides)
         rq_transport.work(settings, make_worker(settings, deps))
         return

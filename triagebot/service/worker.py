@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from triagebot.github.errors import NotFound, QuotaPaused, RateLimited, TransientError, WritesPaced
 from triagebot.logs import emit

@@ -10,14 +10,18 @@ one session per webhook ("too many clients" at 300 req/s). SQLite keeps one conn
 (opening one is a file open, and its writers serialise on the file lock anyway)."""
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 POOL_SIZE = 10  # PostgreSQL sessions per Database (per process): TRIAGEBOT_DB_POOL_SIZE
 POOL_TIMEOUT_S = 5.0  # wait this long for a free session, then fail (GitHub gives us 10 s)
+WRITERS_LOCK = 4242  # PostgreSQL advisory lock (one-key space) of serialized transactions
+KEYED_LOCKS = 4243  # first key of ``lock(key)``'s advisory locks (two-key space)
 
 MIGRATIONS: list[str] = [
     # 1: the whole first schema
@@ -51,7 +55,21 @@ MIGRATIONS: list[str] = [
         at DOUBLE PRECISION NOT NULL);
     CREATE INDEX write_ledger_inst ON write_ledger (installation_id, at);
     """,
-    # 2: waiting on GitHub costs no attempt (issue #13): how often a job waited and since when
+    # 2: privacy (issue #10) - replayed bodies, forgotten repositories, review sessions and
+    # login attempts
+    """
+    ALTER TABLE deliveries ADD COLUMN body_hash TEXT;
+    ALTER TABLE jobs ADD COLUMN access TEXT;
+    CREATE INDEX deliveries_body ON deliveries (body_hash, received_at);
+    CREATE TABLE forgotten_repos (repo TEXT PRIMARY KEY, installation_id BIGINT,
+        at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE review_sessions (sid TEXT PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE login_attempts (id INTEGER PRIMARY KEY, addr TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX login_attempts_at ON login_attempts (at, addr);
+    """,
+    # 3: waiting on GitHub costs no attempt (issue #13): how often a job waited and since when
     # (the 24 h deadline counts from there), and one rate-limit pause per installation
     """
     ALTER TABLE jobs ADD COLUMN waits INTEGER NOT NULL DEFAULT 0;
@@ -59,13 +77,13 @@ MIGRATIONS: list[str] = [
     CREATE TABLE installation_pauses (installation_id BIGINT PRIMARY KEY,
         until DOUBLE PRECISION NOT NULL, reason TEXT, updated_at DOUBLE PRECISION NOT NULL);
     """,
-    # 3: the per-author hourly triage limit, taken atomically (two racing workers let 6 through)
+    # 4: the per-author hourly triage limit, taken atomically (two racing workers let 6 through)
     """
     CREATE TABLE author_slots (repo TEXT NOT NULL, number INTEGER NOT NULL, author TEXT NOT NULL,
         at DOUBLE PRECISION NOT NULL, PRIMARY KEY (repo, number));
     CREATE INDEX author_slots_author ON author_slots (author, at);
     """,
-    # 4: claims stay fast with a large backlog: queued jobs are walked in order through
+    # 5: claims stay fast with a large backlog: queued jobs are walked in order through
     # jobs_ready; running jobs are found by lease (expired ones, and the "no live twin" check)
     """
     CREATE INDEX jobs_lease ON jobs (status, lease_until);
@@ -138,7 +156,7 @@ class Database:
         with self._session() as conn:
             return conn.execute(self._sql(sql), tuple(params)).rowcount
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._session() as conn:
             return list(conn.execute(self._sql(sql), tuple(params)).fetchall())
 
@@ -148,7 +166,7 @@ class Database:
         return int(rows[0][0]) if rows else None
 
     @contextmanager
-    def transaction(self, serialized: bool = True) -> Iterator["Database"]:
+    def transaction(self, serialized: bool = True) -> Iterator[Database]:
         """A write transaction; a nested call is a savepoint (its failure undoes only its own
         writes). SQLite: BEGIN IMMEDIATE, so writers always take turns (other processes wait on
         busy_timeout). PostgreSQL: one pooled session for the whole transaction, under a
@@ -165,7 +183,7 @@ class Database:
                 self._local.tx = conn
                 try:
                     if serialized:
-                        conn.execute("SELECT pg_advisory_xact_lock(4242)")
+                        conn.execute(f"SELECT pg_advisory_xact_lock({WRITERS_LOCK})")
                     yield self
                 finally:
                     self._local.tx = None
@@ -181,6 +199,18 @@ class Database:
                 conn.execute("RELEASE nested")
             raise
         conn.execute("RELEASE nested" if nested else "COMMIT")
+
+    def lock(self, key: str) -> None:
+        """Inside ``transaction()``: wait until no other transaction holds ``key``, and hold it
+        until this one ends. For writers that skip the global lock (``serialized=False``) but
+        must take turns on one thing. PostgreSQL: a transaction-level advisory lock on the key's
+        hash, in the two-key space, which never meets the writers' one-key lock; SQLite: its
+        writers already take turns on the file."""
+        if not self.postgres:
+            return
+        digest = hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest()
+        self.execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), CAST(? AS INTEGER))",
+                     (KEYED_LOCKS, int.from_bytes(digest, "big", signed=True)))
 
     @property
     def integrity_error(self) -> tuple[type[Exception], ...]:
@@ -202,11 +232,32 @@ class Database:
         self.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         with self.transaction():
             rows = self.query("SELECT MAX(version) FROM schema_version")
-            current = rows[0][0] or 0
+            current = self._renumber_branch_migrations(rows[0][0] or 0)
             for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 self._run_script(script)
                 self.execute("INSERT INTO schema_version (version) VALUES (?)", (number,))
         return len(MIGRATIONS)
+
+    def _renumber_branch_migrations(self, current: int) -> int:
+        """Issue #13's branch numbered its migrations 2-4 before privacy's 2 was merged ahead of
+        them (now 3-5). A database that branch created has ``jobs.waits`` but no
+        ``deliveries.body_hash``: run privacy's migration it never saw, shift its recorded numbers
+        up by one, and return the corrected version (any other database is left as it is)."""
+        if not 2 <= current <= 4 or self._has_column("deliveries", "body_hash") \
+                or not self._has_column("jobs", "waits"):
+            return current
+        self._run_script(MIGRATIONS[1])
+        self.execute("UPDATE schema_version SET version = version + 1 WHERE version >= 2")
+        self.execute("INSERT INTO schema_version (version) VALUES (2)")
+        return current + 1
+
+    def _has_column(self, table: str, column: str) -> bool:
+        if self.postgres:
+            sql = ("SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = "
+                   "current_schema() AND table_name = ? AND column_name = ?")
+        else:
+            sql = "SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?"
+        return bool(self.query(sql, (table, column))[0][0])
 
     def _run_script(self, script: str) -> None:
         if self.postgres:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -23,6 +24,12 @@ WAIT_BASE_S = 30.0  # waiting on GitHub: 30 s doubling ...
 WAIT_CAP_S = 900.0  # ... to 15 min, so a job notices within 15 min that an outage is over
 WAIT_DEADLINE_S = 24 * 3600.0  # a job waits out GitHub for at least this long, then dead-letters
 CANCEL = "cancel"  # a pseudo-kind: cancels the issue's queued triage jobs instead of enqueuing
+REPLAY_WINDOW_S = 8 * 24 * 3600  # as long as delivery ids are kept (store.DELIVERY_TTL_S)
+
+
+class ReplayedBody(Exception):
+    """A new delivery id carrying a body already delivered within the replay window: a captured,
+    validly signed delivery sent again. GitHub's own redeliveries keep their delivery id."""
 
 
 class JobSpec(BaseModel):
@@ -34,6 +41,9 @@ class JobSpec(BaseModel):
     installation_id: int | None = None
     repo: str | None = None
     number: int | None = None
+    # Who may see the repository, from the delivery (``domain.visibility.Access`` as a dict): the
+    # model consent of a triage and the visibility of an indexed item depend on it.
+    access: dict[str, Any] | None = None
 
 
 class Job(JobSpec):
@@ -56,13 +66,14 @@ DUE = ("status = 'queued' AND run_after <= ?", "status = 'running' AND lease_unt
 FREE = ("NOT EXISTS (SELECT 1 FROM jobs live WHERE live.dedupe_key = jobs.dedupe_key "
         "AND live.status = 'running' AND live.lease_until > ? AND live.id <> jobs.id)")
 COLUMNS = ("id, kind, payload, dedupe_key, installation_id, repo, number, status, attempts, "
-           "last_error, delivery_id, waits, waiting_since")
+           "last_error, delivery_id, waits, waiting_since, access")
 
 
-def _job(row: tuple) -> Job:
+def _job(row: tuple[Any, ...]) -> Job:
     keys = [c.strip() for c in COLUMNS.split(",")]
     data = dict(zip(keys, row))
     data["payload"] = json.loads(data["payload"])
+    data["access"] = json.loads(data["access"]) if data["access"] else None
     return Job(**data)
 
 
@@ -90,22 +101,39 @@ class Queue:
         """Insert a queued job; returns None when an identical one is already queued."""
         now = self.clock()
         sql = ("INSERT INTO jobs (kind, payload, dedupe_key, status, attempts, run_after, "
-               "installation_id, repo, number, delivery_id, created_at, updated_at) "
-               "VALUES (?,?,?,'queued',0,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")
+               "installation_id, repo, number, delivery_id, created_at, updated_at, access) "
+               "VALUES (?,?,?,'queued',0,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")
         args = (spec.kind, json.dumps(spec.payload), spec.dedupe_key, now + delay,
-                spec.installation_id, spec.repo, spec.number, delivery_id, now, now)
+                spec.installation_id, spec.repo, spec.number, delivery_id, now, now,
+                json.dumps(spec.access) if spec.access is not None else None)
         return self.db.insert_id(sql, args)
 
-    def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec]) -> bool:
+    def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec],
+               body_hash: str | None = None) -> bool:
         """Record a delivery and enqueue its jobs atomically; False for a redelivery (no jobs).
+
+        With ``body_hash`` (SHA-256 of the raw body), a new delivery id whose body was seen within
+        ``REPLAY_WINDOW_S`` raises ``ReplayedBody`` and records nothing: checked inside the same
+        transaction, after taking a lock on the hash, so concurrent replays cannot slip past each
+        other.
+
         Not serialized with the workers on PostgreSQL (the receiver must not queue on one lock):
         it only inserts rows and cancels queued jobs, so the workers' own transitions guard
         against it (``claim`` updates only the state it read, ``_back_to_queue`` yields to a
-        twin inserted at the same moment)."""
+        twin inserted at the same moment). Only deliveries of the same body wait on each other."""
         with self.db.transaction(serialized=False):
-            sql = ("INSERT INTO deliveries (delivery_id, event, action, received_at) "
-                   "VALUES (?,?,?,?) ON CONFLICT DO NOTHING")
-            if self.db.execute(sql, (delivery_id, event, action, self.clock())) != 1:
+            if body_hash:
+                self.db.lock(f"delivery-body:{body_hash}")
+            now = self.clock()
+            if self.db.query("SELECT 1 FROM deliveries WHERE delivery_id = ?", (delivery_id,)):
+                return False
+            if body_hash and self.db.query(
+                    "SELECT 1 FROM deliveries WHERE body_hash = ? AND received_at >= ?",
+                    (body_hash, now - REPLAY_WINDOW_S)):
+                raise ReplayedBody(f"body {body_hash[:12]} already delivered")
+            sql = ("INSERT INTO deliveries (delivery_id, event, action, received_at, body_hash) "
+                   "VALUES (?,?,?,?,?) ON CONFLICT DO NOTHING")
+            if self.db.execute(sql, (delivery_id, event, action, now, body_hash)) != 1:
                 return False
             for spec in specs:
                 if spec.kind == CANCEL:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
