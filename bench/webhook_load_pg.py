@@ -25,9 +25,9 @@ import uuid
 from collections import Counter
 
 import numpy as np
+from webhook_load import SECRET, _free_port, deliveries
 
 from _common import ROOT, machine, table
-from webhook_load import SECRET, _free_port, deliveries
 
 SAMPLE_S = 0.02
 
@@ -67,7 +67,7 @@ class SessionSampler:
                                      "application_name = %s", (self.name,)).fetchone()[0]
                 self.peak = max(self.peak, int(count))
 
-    def __enter__(self) -> "SessionSampler":
+    def __enter__(self) -> SessionSampler:
         self._thread.start()
         return self
 
@@ -194,8 +194,9 @@ def scenario(url: str, workers: int, pool: int, rate: float, seconds: float) -> 
 
 def serve_with_workers(port: int, db: str, workers: int, pool: int) -> None:
     """The child for the worker scenario: what ``triagebot serve`` runs, GitHub and model fixed."""
-    from triagebot.service import wiring
     from webhook_load import _wiring
+
+    from triagebot.service import wiring
 
     settings, overrides = _wiring(db, "fixed")
     settings = settings.model_copy(update={"db_pool_size": pool, "reconcile_interval": 0})

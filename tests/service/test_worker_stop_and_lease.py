@@ -76,8 +76,9 @@ class Service:
         self.db, self.state = str(tmp_path / "s.sqlite3"), tmp_path / "github.json"
         RecordingPort(self.state).add_issue("org/repo", 7)
         self.queue = Queue(Database(self.db))
-        from triagebot.service.routing import route
         import json
+
+        from triagebot.service.routing import route
 
         payload = json.loads(encode(issue_payload("opened")))
         assert self.queue.accept("d-1", "issues", "opened", route("issues", payload, BOT))

@@ -148,10 +148,10 @@ def transport_for(settings: Settings, lease_s: float | None = None) -> Transport
 
 def web_queue(settings: Settings, db: Any) -> Queue:
     """The queue the web tier accepts into: plain, or Redis-waking when TRIAGEBOT_QUEUE_URL is set."""
-    kwargs = {"max_attempts": settings.max_attempts, "lease_s": settings.job_lease}
     if not settings.queue_url:
-        return Queue(db, **kwargs)
-    return RedisQueue(db, transport_for(settings), **kwargs)
+        return Queue(db, max_attempts=settings.max_attempts, lease_s=settings.job_lease)
+    return RedisQueue(db, transport_for(settings), max_attempts=settings.max_attempts,
+                      lease_s=settings.job_lease)
 
 
 def work(settings: Settings, worker: Worker, *, burst: bool = False,

@@ -20,7 +20,7 @@ from triagebot.logs import emit, setup
 from triagebot.service import housekeeping, rq_transport
 from triagebot.service import jobs as handlers
 from triagebot.service.jobs import Deps
-from triagebot.service.worker import Worker, start_threads, stop_workers
+from triagebot.service.worker import Worker, WorkerThread, start_threads, stop_workers
 from triagebot.settings import DEFAULT_INDEX, Settings
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
@@ -142,7 +142,7 @@ def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:
 
 
 def run_workers(settings: Settings, count: int, stop: threading.Event | None = None,
-                store: Store | None = None, **overrides: Any) -> list[threading.Thread]:
+                store: Store | None = None, **overrides: Any) -> list[WorkerThread]:
     """Start ``count`` worker threads (``triagebot worker`` or embedded in ``serve``)."""
     store = store or open_store(settings)
     deps = build_deps(settings, store, **overrides)
@@ -199,7 +199,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
     stop = stop or threading.Event()
     store = open_store(settings)  # one pool for the receiver and the workers
     count = settings.workers if workers is None else workers
-    threads: list[threading.Thread] = []
+    threads: list[WorkerThread] = []
     loaded, failed = threading.Event(), []
     index_loaded = loaded.is_set if count > 0 else None
     server = make_server(host, port, create_wsgi(settings, store, index_loaded), threaded=True)
@@ -260,7 +260,7 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
         rq_transport.work(settings, make_worker(settings, deps))
         return
     stop = threading.Event()
-    threads: list[threading.Thread] = []
+    threads: list[WorkerThread] = []
     try:
         with stop_signals(stop.set):  # before the first claim: a stop never kills a job
             threads = run_workers(settings, settings.workers if count is None else max(1, count),

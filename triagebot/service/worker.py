@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from triagebot.github.errors import NotFound, QuotaPaused, RateLimited, TransientError, WritesPaced
@@ -128,7 +128,7 @@ def start_threads(make_worker: Callable[[], Worker], count: int,
     return threads
 
 
-def stop_workers(threads: list[threading.Thread], stop: threading.Event, grace_s: float) -> list[int]:
+def stop_workers(threads: Sequence[threading.Thread], stop: threading.Event, grace_s: float) -> list[int]:
     """Graceful stop: no new claims; each worker may finish its current job within ``grace_s``;
     a job still running then is released (queued again, attempt refunded), so another worker
     takes it now rather than after its lease. Returns the released job ids."""
@@ -138,9 +138,10 @@ def stop_workers(threads: list[threading.Thread], stop: threading.Event, grace_s
         thread.join(max(0.0, deadline - time.monotonic()))
     released = []
     for thread in threads:
-        worker, job = getattr(thread, "worker", None), None
-        if thread.is_alive() and worker is not None:
-            job = worker.current
+        worker = getattr(thread, "worker", None)
+        if worker is None or not thread.is_alive():
+            continue
+        job = worker.current
         if job is not None and worker.queue.release(job):
             released.append(job.id)
     emit(log, "workers stopped", finished=sum(not t.is_alive() for t in threads),

@@ -145,8 +145,14 @@ class Database:
         if tx is not None:
             yield tx
             return
-        with self._pool.connection() as conn:
+        with self._pooled() as conn:
             yield conn
+
+    def _pooled(self) -> Any:
+        """A PostgreSQL session borrowed from the pool (a context manager that returns it)."""
+        if self._pool is None:
+            raise RuntimeError(f"{self.url} is no PostgreSQL database: it has no session pool")
+        return self._pool.connection()
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.postgres else sql
@@ -179,7 +185,7 @@ class Database:
                 with tx.transaction():
                     yield self
                 return
-            with self._pool.connection() as conn, conn.transaction():
+            with self._pooled() as conn, conn.transaction():
                 self._local.tx = conn
                 try:
                     if serialized:

@@ -186,10 +186,11 @@ class Queue:
         rows = self._ready_rows("id, attempts", now, only, args, limit=limit)
         return [(int(r[0]), int(r[1])) for r in rows]
 
-    def _ready_rows(self, columns: str, now: float, only: str, args: tuple, limit: int) -> list[tuple]:
+    def _ready_rows(self, columns: str, now: float, only: str, args: tuple[Any, ...],
+                    limit: int) -> list[tuple[Any, ...]]:
         """``columns`` of the first ``limit`` ready jobs by (run_after, id); ``columns`` starts
         with id. One indexed query per way of being due, merged here."""
-        rows: list[tuple] = []
+        rows: list[tuple[Any, ...]] = []
         for due in DUE:
             rows += self.db.query(f"SELECT {columns}, run_after FROM jobs WHERE {due} AND {FREE}"
                                   f"{only} ORDER BY run_after, id LIMIT {int(limit)}",
@@ -239,8 +240,8 @@ class Queue:
                                 "updated_at = ?", (self.clock() + delay, note[:2000], self.clock()),
                                 note)
 
-    def _back_to_queue(self, job: Job, assignments: str, args: tuple, note: str,
-                       guard: str = "", guard_args: tuple = ()) -> str | None:
+    def _back_to_queue(self, job: Job, assignments: str, args: tuple[Any, ...], note: str,
+                       guard: str = "", guard_args: tuple[Any, ...] = ()) -> str | None:
         """Inside a transaction: set the job back to 'queued' (plus ``assignments``), or cancel
         it as superseded when a queued twin will do its work: one already there, or one the
         receiver inserts at this very moment (it takes no lock on PostgreSQL), which shows as a
