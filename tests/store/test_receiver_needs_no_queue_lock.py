@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from triagebot.store.db import Database
-from triagebot.store.queue import JobSpec, Queue
+from triagebot.store.queue import JobSpec, Queue, ReplayedBody
 
 PG_URL = os.environ.get("TRIAGEBOT_TEST_POSTGRES_URL", "")
 SPEC = JobSpec(kind="triage", dedupe_key="triage:o/r#1", repo="o/r", number=1, installation_id=1)
@@ -112,3 +112,29 @@ def test_deliveries_and_workers_racing_on_one_issue_raise_nothing(db: Database) 
     assert errors == []
     queued = [j for j in receiver.jobs("queued") if j.dedupe_key == SPEC.dedupe_key]
     assert len(queued) <= 1
+
+
+def test_concurrent_replays_of_one_body_queue_one_job_without_the_queue_lock(db: Database) -> None:
+    """Privacy's replay protection (issue #10) checks the body's hash inside ``accept``. Without
+    the workers' lock two replays under new delivery ids could both pass that check on
+    PostgreSQL; a lock on the body hash alone keeps exactly one, while other bodies go on."""
+    queue = Queue(db)
+    barrier = threading.Barrier(8)
+    outcomes: list[str] = []
+
+    def replay(n: int) -> None:
+        barrier.wait(10)
+        try:
+            outcomes.append("accepted" if queue.accept(f"r-{n}", "issues", "opened", [SPEC],
+                                                       body_hash="b" * 64) else "redelivery")
+        except ReplayedBody:
+            outcomes.append("replay")
+
+    threads = [threading.Thread(target=replay, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(outcomes) == ["accepted"] + ["replay"] * 7
+    assert len(queue.jobs()) == 1
+    assert queue.accept("other", "issues", "opened", [SPEC], body_hash="c" * 64)
