@@ -24,6 +24,10 @@ def _with(base: dict, **fields: object) -> dict:
 OPENED = issue_payload("opened")
 COMMENT = issue_payload("created", comment={"body": "/triage rerun", "author_association": "MEMBER",
                                             "user": {"login": "m"}})
+RENAMED = {"action": "renamed", "repository": {"full_name": "org/new", "name": "new", "private": False,
+                                              "owner": {"login": "org"}},
+           "changes": {"repository": {"name": {"from": "old"}}}, "installation": {"id": 42},
+           "sender": {"login": "alice", "type": "User"}}
 ODD = {
     "issue number is a word": ("issues", _with(OPENED, issue={"number": "seven"})),
     "issue number is a float": ("issues", _with(OPENED, issue={"number": 7.5})),
@@ -40,6 +44,20 @@ ODD = {
     "comment body is a number": ("issue_comment", _with(COMMENT, comment={"body": 5})),
     "repositories are strings": ("installation", {"action": "created", "repositories": ["org/a"],
                                                   "installation": {"id": 1}, "sender": {"login": "o"}}),
+    # the fields privacy's routing reads (issue #10): visibility, owner, renames and transfers
+    "repository private is a string": ("issues", _with(OPENED, repository={
+        "full_name": "org/repo", "private": "false"})),
+    "repository owner is a string": ("issues", _with(OPENED, repository={
+        "full_name": "org/repo", "owner": "org"})),
+    "repository name is a number": ("repository", _with(RENAMED, repository={
+        "full_name": "org/new", "name": 5, "private": False})),
+    "old name is a number": ("repository", _with(RENAMED, changes={"repository": {"name": {"from": 5}}})),
+    "previous owner is a string": ("repository", _with(RENAMED, action="transferred",
+                                                       changes={"owner": {"from": "old-org"}})),
+    "transferred issue is a number": ("issues", _with(issue_payload("transferred"), changes={
+        "new_issue": 8, "new_repository": {"full_name": "org/other", "private": False}})),
+    "transferred-to repository is a string": ("issues", _with(issue_payload("transferred"), changes={
+        "new_issue": {"number": 8}, "new_repository": "org/other"})),
 }
 
 

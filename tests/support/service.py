@@ -29,6 +29,7 @@ from support.clock import FakeClock  # noqa: E402
 from triagebot.domain.models import Prediction, Triage  # noqa: E402
 from triagebot.github.port import CommentState, GitHubPort, IssueState, RepoInfo  # noqa: E402
 from triagebot.service import jobs as handlers  # noqa: E402
+from triagebot.service import payload as payload_shape  # noqa: E402
 from triagebot.service import signature as webhook  # noqa: E402
 from triagebot.service.jobs import Deps  # noqa: E402
 from triagebot.service.routing import route  # noqa: E402
@@ -296,6 +297,9 @@ class Rig:
         self._n = 0
 
     def deliver(self, event: str, payload: dict) -> None:
+        """As the receiver would, so a payload its shape check refuses fails the test here."""
+        problem = payload_shape.problem(payload)
+        assert problem is None, f"the receiver would answer 400: {problem}"
         self._n += 1
         self.queue.accept(f"d{self._n}", event, payload.get("action"), route(event, payload, BOT))
 

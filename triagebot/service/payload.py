@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 MAX_ISSUE_NUMBER = 2**31 - 1  # the jobs table's INTEGER on PostgreSQL
 MAX_ID = 2**63 - 1  # BIGINT
@@ -31,7 +31,12 @@ class Issue(_Part):
 
 
 class Repository(_Part):
+    """Its visibility and owner decide who may see its indexed issues (``visibility.Access``)."""
+
     full_name: StrictStr | None = None
+    name: StrictStr | None = None
+    private: StrictBool | None = None
+    owner: Account | None = None
 
 
 class Installation(_Part):
@@ -49,6 +54,33 @@ class Comment(_Part):
     user: Account | None = None
 
 
+class OldValue(_Part):
+    from_: StrictStr | None = Field(default=None, alias="from")
+
+
+class RepositoryChanges(_Part):
+    name: OldValue | None = None  # repository.renamed: the name before
+
+
+class PreviousOwner(_Part):
+    organization: Account | None = None
+    user: Account | None = None
+
+
+class OwnerChanges(_Part):
+    from_: PreviousOwner | None = Field(default=None, alias="from")  # repository.transferred
+
+
+class Changes(_Part):
+    """What routing reads of ``changes``: an issue's transfer, a repository's rename or
+    transfer. Other events' changes (titles, bodies, labels ...) pass as they are."""
+
+    new_issue: Issue | None = None
+    new_repository: Repository | None = None
+    repository: RepositoryChanges | None = None
+    owner: OwnerChanges | None = None
+
+
 class Payload(_Part):
     """The fields routing reads; each may be absent or null (events differ), never mistyped."""
 
@@ -59,7 +91,7 @@ class Payload(_Part):
     installation: Installation | None = None
     label: Label | None = None
     comment: Comment | None = None
-    changes: dict[str, Any] | None = None
+    changes: Changes | None = None
     repositories: list[Repository] | None = None
     repositories_added: list[Repository] | None = None
     repositories_removed: list[Repository] | None = None
