@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.service import RecordingPort
+from triagebot.domain.visibility import Access
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring
 from triagebot.settings import DEFAULT_INDEX, Settings
@@ -73,7 +74,8 @@ def test_a_closed_issue_is_indexed_into_the_data_dir_and_the_package_is_untouche
     meta = tmp_path / "data" / "index" / "meta.jsonl"
     rows = len(meta.read_text().splitlines())
     job = Job(id=1, kind="index_add", repo="org/repo", number=7, installation_id=1,
-              status="running", attempts=1)
-    assert handlers.run(deps, job) == "indexed"
+              status="running", attempts=1,  # a public repository, as routing records it (#10)
+              access=Access(visibility="public", owner="org", installation_id=1).model_dump())
+    assert handlers.run(deps, job) == "indexed (public)"
     assert len(meta.read_text().splitlines()) == rows + 1
     assert digest(DEFAULT_INDEX) == before
