@@ -66,3 +66,20 @@ def test_two_racing_workers_cannot_exceed_the_author_limit(tmp_path: Path) -> No
     posted = [number for number in range(1, 7) if gh.bot_comments("org/repo", number)]
     assert len(posted) == 5, posted
     assert len(queue.jobs("done")) == 6  # the sixth is finished as skipped, not failed
+
+
+def test_authors_slots_follow_their_repository_when_it_is_forgotten_renamed_or_an_issue_deleted(
+        tmp_path: Path) -> None:
+    """The slots hold who opened which issue (issue #13); like the triages they are forgotten
+    with their repository or issue (issue #10) and follow a rename."""
+    store = Store(tmp_path / "s.sqlite3")
+    for repo, number in [("org/a", 1), ("org/a", 2), ("org/b", 1), ("org/c", 1)]:
+        assert store.take_author_slot("alice", repo, number, limit=10)
+
+    def slots() -> list[tuple[str, int]]:
+        return sorted((r, n) for r, n in store.db.query("SELECT repo, number FROM author_slots"))
+
+    assert store.forget_repos(["org/a"])["author_slots"] == 2
+    assert store.forget_issue("org/b", 1) == 1
+    store.rename_repo("org/c", "org/d")
+    assert slots() == [("org/d", 1)]

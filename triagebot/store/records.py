@@ -217,12 +217,13 @@ class Store(ReviewAccess):
     def forget_repos(self, repos: list[str], installation_id: int | None = None,
                      keep_job: int | None = None) -> dict[str, int]:
         """Delete what we stored about these repositories - triages, our comment ids, feedback,
-        jobs (their payloads hold comment text) - and remember that they are forgotten, so a job
-        already queued for them stores nothing new. Returns rows deleted per table."""
-        deleted = {"triages": 0, "comments": 0, "feedback": 0, "jobs": 0}
+        the authors' flood-limit slots, jobs (their payloads hold comment text) - and remember
+        that they are forgotten, so a job already queued for them stores nothing new. Returns
+        rows deleted per table."""
+        deleted = {"triages": 0, "comments": 0, "feedback": 0, "author_slots": 0, "jobs": 0}
         with self.db.transaction():
             for repo in {r for r in repos if r}:
-                for table in ("triages", "comments", "feedback"):
+                for table in ("triages", "comments", "feedback", "author_slots"):
                     deleted[table] += self.db.execute(
                         f"DELETE FROM {table} WHERE lower(repo) = lower(?)", (repo,))
                 deleted["jobs"] += self.db.execute(
@@ -242,10 +243,11 @@ class Store(ReviewAccess):
         return bool(self.db.query("SELECT 1 FROM forgotten_repos WHERE repo = ?", (repo.lower(),)))
 
     def forget_issue(self, repo: str, number: int, keep_job: int | None = None) -> int:
-        """A deleted issue: its triage, comment id, feedback and jobs go; returns rows deleted."""
+        """A deleted issue: its triage, comment id, feedback, author slot and jobs go; returns
+        rows deleted."""
         count = 0
         with self.db.transaction():
-            for table in ("triages", "comments", "feedback"):
+            for table in ("triages", "comments", "feedback", "author_slots"):
                 count += self.db.execute(f"DELETE FROM {table} WHERE lower(repo) = lower(?) AND "
                                          "number = ?", (repo, number))
             count += self.db.execute("DELETE FROM jobs WHERE lower(repo) = lower(?) AND number = ? "
@@ -257,10 +259,10 @@ class Store(ReviewAccess):
         if not old or not new or old == new:
             return
         with self.db.transaction():
-            for table in ("triages", "comments"):
+            for table in ("triages", "comments", "author_slots"):
                 self.db.execute(f"DELETE FROM {table} WHERE repo = ? AND number IN "
                                 f"(SELECT number FROM {table} WHERE lower(repo) = lower(?))", (new, old))
-            for table in ("triages", "comments", "feedback", "jobs"):
+            for table in ("triages", "comments", "feedback", "author_slots", "jobs"):
                 self.db.execute(f"UPDATE {table} SET repo = ? WHERE lower(repo) = lower(?)", (new, old))
             self.db.execute("DELETE FROM installation_repos WHERE repo = ?", (new,))
             self.db.execute("UPDATE installation_repos SET repo = ? WHERE lower(repo) = lower(?)",
