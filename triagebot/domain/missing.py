@@ -71,7 +71,7 @@ _REPRO = re.compile(
 _LAUNCH_FLAGS = re.compile(r"--(?:hostfile|nnodes|nproc[_-]per[_-]node|num[_-]gpus|num[_-]nodes)\b")
 
 
-def missing_info(text: str, env: Environment, stage: str, distributed: bool,
+def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
                  framework: str | None = None) -> list[MissingInfo]:
     """Items a maintainer would ask for first, given what the report already contains.
 

@@ -185,6 +185,7 @@ class Similar(BaseModel):
     url: str
     title: str
     score: float
+    relevance: float = 0.0  # P(same problem), the calibrated link score (engine.relevance)
     labels: Labels
     resolution: str
     resolved: bool

@@ -6,16 +6,19 @@ where the bot did commit. Labels ``unknown`` are skipped for that dimension. The
 evaluated is never its own neighbour, and in cross-validation never trains the classifier."""
 from __future__ import annotations
 
-import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
 from triagebot.domain import rules, taxonomy
 from triagebot.domain.models import LabelledIssue, Triage
+from triagebot.engine import crossfit, relevance
 from triagebot.engine.analysis import Analysed, analyse_many, stack
-from triagebot.engine.classify import Classifier
 from triagebot.engine.embed import Embedder
-from triagebot.engine.index import IssueIndex
 from triagebot.engine.triage import Engine, predict
 
 EVAL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
@@ -33,14 +36,16 @@ def score(pairs: Sequence[tuple[str, str, bool]]) -> dict[str, float]:
     """(truth, predicted, abstained) triples -> n, accuracy, macro-F1, kappa, coverage, covered acc."""
     n = len(pairs)
     if n == 0:
-        return {"n": 0, "accuracy": 0.0, "macro_f1": 0.0, "kappa": 0.0, "coverage": 0.0,
+        return {"n": 0, "accuracy": 0.0, "forced_accuracy": 0.0, "macro_f1": 0.0, "kappa": 0.0, "coverage": 0.0,
                 "covered_accuracy": 0.0}
     guesses = [(t, "<abstain>" if a else p) for t, p, a in pairs]
     correct = sum(t == p for t, p in guesses)
+    forced = sum(t == p for t, p, _ in pairs)
     covered = [(t, p) for t, p, a in pairs if not a]
     return {
         "n": n,
         "accuracy": round(correct / n, 4),
+        "forced_accuracy": round(forced / n, 4),
         "macro_f1": round(_macro_f1(guesses), 4),
         "kappa": round(_kappa([(t, p) for t, p, _ in pairs]), 4),
         "coverage": round(len(covered) / n, 4),
@@ -97,38 +102,105 @@ def evaluate_on_index(engine: Engine, records: Sequence[LabelledIssue]) -> dict:
     return report(records, triages)
 
 
-def folds(n: int, k: int, seed: int = 13) -> list[list[int]]:
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [order[i::k] for i in range(k)]
-
-
 def cross_validate(
     records: Sequence[LabelledIssue], embedder: Embedder, k: int = 5,
     progress: Callable[[str], None] = lambda _: None,
-) -> dict:  # type: ignore[type-arg]
-    """k-fold CV: each fold's index and classifier are built from the other folds only."""
+    fold_vectors: Sequence[np.ndarray] | None = None,
+    render: Callable[[Triage], str] | None = None,
+    worth_posting: Callable[[Triage], bool] | None = None,
+) -> dict[str, Any]:
+    """k-fold CV of exactly what the service would state: each held-out issue is triaged by
+    ``predict`` with an index and classifier built from the other folds only, and thresholds read
+    from the other folds' out-of-fold record (cross-fitted). Returns the report with one
+    ``predictions`` row per issue (the backtest)."""
     analysed = analyse_many(list(records), embedder)
     vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
-    triages: list[Triage | None] = [None] * len(records)
-    for number, test_rows in enumerate(folds(len(records), k), 1):
-        test = set(test_rows)
-        train = [i for i in range(len(records)) if i not in test]
-        index = IssueIndex(embedder.name, embedder.dim, len(rules.FEATURE_NAMES))
-        index.add([records[i].to_indexed() for i in train], vectors[train], features[train])
-        classifier = Classifier.fit(index)
-        for i in test_rows:
-            triages[i] = _predict_one(records[i], analysed[i], index, classifier)
-        progress(f"fold {number}/{k} done")
-    result = report(records, [t for t in triages if t is not None])
+    items = [r.to_indexed() for r in records]
+    record = crossfit.out_of_fold(items, vectors, features, embedder.name, k,
+                                  fold_vectors=fold_vectors, progress=progress)
+    triages: list[Triage] = [None] * len(records)  # type: ignore[list-item]
+    for number, model in enumerate(record.models):
+        others = [i for i in range(len(records)) if record.fold_of[i] != number]
+        calibration = record.calibration(items, others)
+        vecs = vectors if fold_vectors is None else fold_vectors[number]
+        for i in (i for i in range(len(records)) if record.fold_of[i] == number):
+            hits = model.index.search(vecs[i], k=relevance.CANDIDATES)
+            mine = replace(analysed[i], vector=vecs[i])
+            triages[i] = predict(records[i], mine, model.index, model.classifier, hits,
+                                 calibration=calibration)
+        progress(f"fold {number + 1}/{k} predicted")
+    result = report(records, triages)
     result["baselines"] = baselines(records, analysed, k)
+    result["predictions"] = [backtest_row(r, t, render, worth_posting)
+                             for r, t in zip(records, triages)]
+    result["stated"] = stated_summary(result["predictions"], records)
     return result
 
 
-def _predict_one(record: LabelledIssue, analysed: Analysed, index: IssueIndex,
-                 classifier: Classifier) -> Triage:
-    hits = index.search(analysed.vector, k=15, exclude={record.key})
-    return predict(record, analysed, index, classifier, hits)
+def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage], str] | None,
+                 worth_posting: Callable[[Triage], bool] | None) -> dict[str, Any]:
+    """What the public comment would assert for one issue (``eval --predictions``)."""
+    stated: dict[str, Any] = {}
+    forced: dict[str, Any] = {}
+    for dim in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"):
+        pred = triage.prediction(dim)
+        value: Any = pred.id
+        if dim in ("distributed_specific", "is_bug"):
+            value = None if pred.id == taxonomy.UNKNOWN else pred.id == "yes"
+        forced[dim] = value
+        stated[dim] = None if pred.abstained else value
+    posted = (worth_posting or _anything_stated)(triage)
+    body = render(triage) if (render and posted) else ""
+    return {
+        "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
+        "forced": forced, "similar": [{"repo": s.repo, "number": s.number} for s in triage.similar],
+        "missing": [m.key for m in triage.missing_info], "comment_chars": len(body),
+    }
+
+
+def _anything_stated(triage: Triage) -> bool:
+    return bool(triage.similar) or any(
+        not triage.prediction(d).abstained for d in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"))
+
+
+def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIssue]) -> dict[str, Any]:
+    """Precision and coverage of what would be posted, per dimension, and of the links."""
+    out: dict[str, Any] = {}
+    for dim in (*taxonomy.DIMENSIONS, "distributed_specific"):
+        pairs = [(row["stated"][dim], _truth_value(rec, dim)) for row, rec in zip(rows, records)]
+        known = [(s, t) for s, t in pairs if t is not None]
+        said = [(s, t) for s, t in known if s is not None]
+        out[dim] = {"n": len(known), "stated": len(said),
+                    "precision": round(sum(s == t for s, t in said) / len(said), 4) if said else None,
+                    "coverage": round(len(said) / len(known), 4) if known else 0.0}
+    not_bug = [(rec.is_bug is False) for row, rec in zip(rows, records) if row["stated"]["is_bug"] is False]
+    out["not_a_bug"] = {"stated": len(not_bug),
+                        "precision": round(sum(not_bug) / len(not_bug), 4) if not_bug else None,
+                        "coverage": round(len(not_bug) / max(1, sum(not r.is_bug for r in records)), 4)}
+    symptom_of = {(r.repo, r.number): r.labels.symptom for r in records}
+    links = relevant = with_good = with_any = 0
+    for row, rec in zip(rows, records):
+        good = [symptom_of.get((s["repo"], s["number"])) == rec.labels.symptom for s in row["similar"]]
+        links += len(good)
+        relevant += sum(good)
+        with_good += any(good)
+        with_any += bool(good)
+    out["links"] = {"per_issue": round(links / max(1, len(rows)), 3),
+                    "precision": round(relevant / links, 4) if links else None,
+                    "issues_with_relevant_link": round(with_good / max(1, len(rows)), 4),
+                    "issues_with_any_link": round(with_any / max(1, len(rows)), 4)}
+    posted = [row for row in rows if row["posted"]]
+    chars = sorted(row["comment_chars"] for row in posted if row["comment_chars"])
+    out["posted"] = {"share": round(len(posted) / max(1, len(rows)), 4),
+                     "median_chars": chars[len(chars) // 2] if chars else 0}
+    return out
+
+
+def _truth_value(record: LabelledIssue, dimension: str) -> Any:
+    value = truth(record, dimension)
+    if dimension == "distributed_specific" and value is not None:
+        return value == "yes"
+    return value
 
 
 def baselines(records: Sequence[LabelledIssue], analysed: Sequence[Analysed], k: int) -> dict:  # type: ignore[type-arg]
@@ -137,7 +209,7 @@ def baselines(records: Sequence[LabelledIssue], analysed: Sequence[Analysed], k:
     rule_guesses = [rules.classify(a.full, a.env) for a in analysed]
     for dim in ("stage", "symptom", "root_cause", "fix_pattern"):
         majority_pairs, rule_pairs = [], []
-        for test_rows in folds(len(records), k):
+        for test_rows in crossfit.folds(len(records), k):
             test = set(test_rows)
             train = [truth(records[i], dim) for i in range(len(records)) if i not in test]
             common = Counter(t for t in train if t is not None).most_common(1)

@@ -6,34 +6,22 @@ offline answer but never replaces the checks around it."""
 from __future__ import annotations
 
 import logging
+
+import numpy as np
 from pathlib import Path
 from typing import Protocol
 
 from triagebot.domain import missing, rules, taxonomy
 from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
+from triagebot.engine import relevance
 from triagebot.engine.analysis import Analysed, analyse
-from triagebot.engine.classify import (
-    BINARY,
-    FIX_VIA_CAUSE,
-    KNN_K,
-    RULE_WEIGHT,
-    THRESHOLDS,
-    Classifier,
-    blend,
-    knn_vote,
-    within_stage,
-)
+from triagebot.engine.calibration import Calibration
+from triagebot.engine.classify import BINARY, Choice, Classifier, decide
 from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
 
 log = logging.getLogger(__name__)
 
-SIMILAR_SHOWN = 5
-MIN_SIMILARITY = 0.3  # cosine of all-MiniLM-L6-v2; below this neighbours are rarely related
-NEAR_DUPLICATE = 0.85
-# Share of the rules' verdict when it rests on a decisive signature (``rules.decisive``): the index
-# holds too few such reports for the learned model to weigh them, so the domain rule leads.
-DECISIVE_RULE_WEIGHT = 0.5
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
     "is_bug": {"yes": "Bug", "no": "Not a bug (question or feature request)"},
@@ -56,7 +44,7 @@ class Engine:
     ) -> None:
         self.index = index
         self.embedder = embedder
-        self.classifier = classifier or Classifier.fit(index)
+        self.classifier = classifier or fit_classifier(index)
         self.refiner = refiner
 
     @classmethod
@@ -73,45 +61,46 @@ class Engine:
 
     def retrain(self) -> None:
         """Refit the classifier on the index as it is now (after corrections and new issues)."""
-        self.classifier = Classifier.fit(self.index)
+        self.classifier = fit_classifier(self.index)
 
-    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset()) -> Triage:
-        """Triage one issue; the issue itself is never its own neighbour."""
+    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset(),
+               targets: dict[str, float] | None = None) -> Triage:
+        """Triage one issue; the issue itself is never its own neighbour. ``targets`` overrides
+        the precision a dimension must clear to be stated (a repository's ``precision:``)."""
         analysed = analyse(issue, self.embedder)
         skip = set(exclude) | ({issue.key} if issue.number is not None else set())
-        hits = self.index.search(analysed.vector, k=max(KNN_K, 3 * SIMILAR_SHOWN), exclude=skip)
-        offline = predict(issue, analysed, self.index, self.classifier, hits)
+        hits = self.index.search(analysed.vector, k=relevance.CANDIDATES, exclude=skip)
+        offline = predict(issue, analysed, self.index, self.classifier, hits, targets)
         if self.refiner is None:
             return offline
         return self.refiner.refine(issue, offline, offline.similar)
 
 
+def fit_classifier(index: IssueIndex) -> Classifier:
+    return Classifier.fit(index.vectors, index.features, index.items)
+
+
 def predict(
     issue: Issue, analysed: Analysed, index: IssueIndex, classifier: Classifier,
-    hits: list[tuple[int, float]],
+    hits: list[tuple[int, float]], targets: dict[str, float] | None = None,
+    calibration: Calibration | None = None,
 ) -> Triage:
-    """Blend the linear model with the neighbour vote and the keyword rules' verdict, enforce the
-    hierarchy, attach evidence."""
-    linear = classifier.linear_proba(analysed.vector, analysed.features)
-    dist = {dim: blend(linear[dim], knn_vote(index, hits, dim)) for dim in linear}
-    weight = DECISIVE_RULE_WEIGHT if rules.decisive(analysed.full, analysed.env) else RULE_WEIGHT
-    for dim, rule_id in rules.classify(analysed.full, analysed.env).items():
-        if dim in dist and rule_id != taxonomy.UNKNOWN:  # the error signatures get a say too
-            dist[dim] = blend(dist[dim], {rule_id: 1.0}, weight)
-    stage = _prediction("stage", dist["stage"], analysed.full)
-    preds = {"stage": stage}
-    inside = {dim: within_stage(dist[dim], dim, stage.id) for dim in ("symptom", "root_cause")}
-    for dim, sub in inside.items():
-        preds[dim] = _prediction(dim, sub, analysed.full, scale=stage.confidence)
-    fix = blend(dist["fix_pattern"], classifier.fix_via_cause(inside["root_cause"]), FIX_VIA_CAUSE)
-    preds["fix_pattern"] = _prediction("fix_pattern", fix, analysed.full)
-    for dim in BINARY:
-        preds[dim] = _prediction(dim, dist[dim], analysed.full)
-    similar = similar_issues(index, hits, issue.repo)
+    """The classifier's choice per dimension (hierarchy respected), stated only where the index's
+    out-of-fold record says that confidence is right often enough; links only where the relevance
+    score clears its own threshold. Pure, given the fitted parts."""
+    record = calibration or index.calibration
+    thresholds = record.thresholds(targets)
+    dists = classifier.distributions(analysed.vector, analysed.features)[0]
+    choices = decide(dists)
+    preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
+    similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
+                             thresholds["link"])
+    stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
         repo=issue.repo, number=issue.number, **preds, similar=similar,
-        missing_info=missing.missing_info(analysed.full, analysed.env, stage.id, distributed,
+        missing_info=missing.missing_info(analysed.full, analysed.env,
+                                          None if stage.abstained else stage.id, distributed,
                                           framework=framework_of(issue.repo)),
         environment=analysed.env, source="offline",
     )
@@ -127,19 +116,20 @@ def framework_of(repo: str) -> str | None:
     return None
 
 
-def _prediction(dimension: str, dist: dict[str, float], full: str, scale: float = 1.0) -> Prediction:
-    """The best id of a distribution as a ``Prediction`` (``unknown`` when there is nothing)."""
-    if not dist:
+def _prediction(dimension: str, choice: Choice, full: str, thresholds: dict[str, float]) -> Prediction:
+    """A choice as a ``Prediction``: ``abstained`` unless its confidence clears the threshold of
+    its target precision. Of ``is_bug`` only "not a bug" is ever asserted."""
+    if choice.id == taxonomy.UNKNOWN:
         return Prediction(id=taxonomy.UNKNOWN, name="Unknown", confidence=0.0, abstained=True)
-    ranked = sorted(dist.items(), key=lambda kv: (-kv[1], kv[0]))
-    best, prob = ranked[0]
-    confidence = float(min(max(prob * scale, 0.0), 1.0))
+    gate = "not_a_bug" if dimension == "is_bug" else dimension
+    stated = choice.confidence >= thresholds.get(gate, float("inf"))
+    if dimension == "is_bug" and choice.id == "yes":
+        stated = False
     return Prediction(
-        id=best, name=_name(dimension, best), confidence=round(confidence, 4),
-        abstained=confidence < THRESHOLDS[dimension],
-        alternatives=[(k, round(float(v * scale), 4)) for k, v in ranked[1:4]],
-        evidence=rules.evidence(full, dimension, best) if dimension not in BINARY else [],
-        facts=rules.facts(full, dimension, best) if dimension not in BINARY else [],
+        id=choice.id, name=_name(dimension, choice.id), confidence=round(choice.confidence, 4),
+        abstained=not stated, alternatives=choice.alternatives,
+        evidence=rules.evidence(full, dimension, choice.id) if dimension not in BINARY else [],
+        facts=rules.facts(full, dimension, choice.id) if dimension not in BINARY else [],
     )
 
 
@@ -149,21 +139,28 @@ def _name(dimension: str, label_id: str) -> str:
     return taxonomy.name(dimension, label_id)
 
 
-def similar_issues(index: IssueIndex, hits: list[tuple[int, float]], repo: str) -> list[Similar]:
-    """Neighbours as shown to users: one per issue, a duplicate replaced by its original, nothing
-    too dissimilar to help; those with a known fix first, except that a near-duplicate is always
-    kept in front even without a fix (it is the most useful link a reporter can get)."""
-    seen: set[tuple[str, int]] = set()
+def similar_issues(
+    index: IssueIndex, hits: list[tuple[int, float]], repo: str,
+    dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
+    threshold: float,
+) -> list[Similar]:
+    """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
+    above the calibrated threshold, at most ``relevance.MAX_LINKS``, best first; a duplicate is
+    replaced by its original, and each issue appears once."""
+    rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features)
+    scores = record.relevance.score(rows)
     shown: list[Similar] = []
-    for row, score in hits:
+    seen: set[tuple[str, int]] = set()
+    for j in np.argsort(-scores, kind="stable"):
+        if scores[j] < threshold or len(shown) >= relevance.MAX_LINKS:
+            break
+        row, cosine = hits[int(j)]
         item = _original(index, index.items[row])
         if item.key in seen:
             continue
         seen.add(item.key)
-        shown.append(_similar(item, score, repo))
-    shown = [s for s in shown if s.score >= MIN_SIMILARITY]
-    shown.sort(key=lambda s: (not (s.resolved or s.score >= NEAR_DUPLICATE), -s.score))
-    return shown[:SIMILAR_SHOWN]
+        shown.append(_similar(item, cosine, repo, float(scores[j])))
+    return shown
 
 
 def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
@@ -174,10 +171,10 @@ def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
     return item
 
 
-def _similar(item: IndexedIssue, score: float, repo: str) -> Similar:
+def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float) -> Similar:
     return Similar(
         repo=item.repo, number=item.number, url=item.url, title=item.title,
-        score=round(float(score), 4), labels=item.labels, resolution=item.resolution,
+        score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels, resolution=item.resolution,
         resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo, status=item.status,
     )
 
