@@ -80,7 +80,7 @@ class FixedEngine:
         self.answer = Triage(stage=p, symptom=p, root_cause=p, fix_pattern=p,
                              distributed_specific=p, is_bug=p)
 
-    def triage(self, issue):  # type: ignore[no-untyped-def]
+    def triage(self, issue, **_how):  # type: ignore[no-untyped-def]
         return self.answer
 
 

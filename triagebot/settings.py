@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError
 
@@ -41,6 +42,9 @@ class Settings(BaseModel):
     admin_token: SecretStr = SecretStr("")
     github_token: SecretStr = SecretStr("")
     reconcile_interval: float = Field(default=3600.0, ge=0)  # seconds; 0 = no periodic upkeep
+    # May private repositories' text go to the LLM endpoint? off | opt-in (their triagebot.yml
+    # says ``llm: on``) | on (unless it says ``llm: off``). See domain.visibility.llm_allowed.
+    llm_private_repos: Literal["off", "opt-in", "on"] = "off"
 
     @property
     def bot_login(self) -> str:
@@ -96,5 +100,6 @@ ENV_VARS = {
     "TRIAGEBOT_MAX_ATTEMPTS": "max_attempts",
     "OPENAI_API_KEY": "openai_api_key",
     "TRIAGEBOT_ADMIN_TOKEN": "admin_token",
+    "TRIAGEBOT_LLM_PRIVATE_REPOS": "llm_private_repos",
 }
 FIELD_VARS = {field: var for var, field in ENV_VARS.items()}

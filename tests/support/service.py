@@ -26,7 +26,7 @@ from werkzeug.serving import make_server  # noqa: E402
 
 from support.clock import FakeClock  # noqa: E402
 from triagebot.domain.models import Prediction, Triage  # noqa: E402
-from triagebot.github.port import CommentState, GitHubPort, IssueState  # noqa: E402
+from triagebot.github.port import CommentState, GitHubPort, IssueState, RepoInfo  # noqa: E402
 from triagebot.service import jobs as handlers  # noqa: E402
 from triagebot.service import signature as webhook  # noqa: E402
 from triagebot.service.jobs import Deps  # noqa: E402
@@ -67,7 +67,7 @@ class FakeEngine:
     def __init__(self) -> None:
         self.calls: list[Any] = []
 
-    def triage(self, issue: Any) -> Triage:
+    def triage(self, issue: Any, **_how: Any) -> Triage:
         self.calls.append(issue)
         return fixed_triage()
 
@@ -85,6 +85,7 @@ class RecordingPort:
         self.calls: list[tuple[str, tuple]] = []
         self.fail: dict[str, list[Exception]] = {}
         self.files: dict[tuple[str, str], str] = {}
+        self.private_repos: set[str] = set()
         self.block_on: str | None = None
         self._ids = itertools.count(1000)
 
@@ -152,6 +153,10 @@ class RecordingPort:
     def read_file(self, repo: str, path: str) -> str | None:
         self._call("read_file", repo, path)
         return self.files.get((repo, path))
+
+    def repository(self, repo: str) -> RepoInfo | None:
+        self._call("repository", repo)
+        return RepoInfo(full_name=repo, private=repo in self.private_repos, owner=repo.split("/")[0])
 
     def iter_closed_issues(self, repo: str, since: Any = None, start_page: int = 0) -> Iterator:
         return iter(())
@@ -271,7 +276,7 @@ class Rig:
         self.store = Store(tmp_path / "h.sqlite3", clock=self.clock)
         self.queue = Queue(self.store.db, max_attempts=max_attempts, clock=self.clock)
         self.indexed: list[tuple[Any, Any]] = []
-        deps = {"indexer": lambda issue, labels: self.indexed.append((issue, labels))} | deps
+        deps = {"indexer": lambda issue, labels, **_how: self.indexed.append((issue, labels))} | deps
         self.deps = Deps(store=self.store, port_for=lambda _i: self.port, engine=FakeEngine(),
                          bot_login=BOT, clock=self.clock, **deps)
         self.worker = Worker(self.queue, lambda job: handlers.run(self.deps, job))

@@ -75,7 +75,8 @@ def cmd_sync(args: argparse.Namespace) -> int:
     state_file = args.state_file or default_state_path(index_dir, args.repo)
     syncer = Syncer(port_for_repo(args.repo), engine, args.repo, state_file, since=_since(args.since),
                     store=store, progress=lambda m: print(m, file=sys.stderr, flush=True),
-                    summarize=_summarizer())
+                    summarize=_scoped(_summarizer(), args.repo),
+                    llm_private_repos=_llm_private_repos())
     state = syncer.run()
     print(f"{args.repo}: {state.ingested} issues indexed ({state.confirmed} confirmed, "
           f"{state.predicted} predicted), {state.skipped} already known; index {index_dir}")
@@ -83,11 +84,25 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
 
 def _summarizer() -> Any:
-    """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract."""
+    """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract.
+    The syncer asks only where the repository consents (``domain.visibility.llm_allowed``)."""
     from triagebot.llm.client import build_refiner
 
     llm = build_refiner(os.environ)
     return llm.summarize_resolution if llm is not None else None
+
+
+def _scoped(summarize: Any, repo: str) -> Any:
+    """Cached answers scoped to ``repo``, so that removing it from the App deletes them."""
+    from functools import partial
+
+    return partial(summarize, repo=repo) if summarize is not None else None
+
+
+def _llm_private_repos() -> Any:
+    from triagebot.settings import Settings
+
+    return Settings.from_env().llm_private_repos
 
 
 def cmd_report(args: argparse.Namespace) -> int:

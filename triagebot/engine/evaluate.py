@@ -16,6 +16,7 @@ import numpy as np
 
 from triagebot.domain import rules, taxonomy
 from triagebot.domain.models import LabelledIssue, Triage
+from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine import crossfit, relevance
 from triagebot.engine.analysis import Analysed, analyse_many, stack
 from triagebot.engine.embed import Embedder
@@ -124,7 +125,9 @@ def cross_validate(
         calibration = record.calibration(items, others)
         vecs = vectors if fold_vectors is None else fold_vectors[number]
         for i in (i for i in range(len(records)) if record.fold_of[i] == number):
-            hits = model.index.search(vecs[i], k=relevance.CANDIDATES)
+            viewer = Viewer.of(records[i].repo)  # the same rule as Engine.triage
+            hits = model.index.search(vecs[i], k=relevance.CANDIDATES,
+                                      visible=lambda item, v=viewer: visible_to(item, v))
             mine = replace(analysed[i], vector=vecs[i])
             triages[i] = predict(records[i], mine, model.index, model.classifier, hits,
                                  calibration=calibration)

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from triagebot.domain import missing, rules, taxonomy
 from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
+from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 from triagebot.engine import relevance
 from triagebot.engine.analysis import Analysed, analyse
 from triagebot.engine.calibration import Calibration
@@ -64,16 +65,47 @@ class Engine:
         self.classifier = fit_classifier(self.index)
 
     def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset(),
-               targets: dict[str, float] | None = None) -> Triage:
-        """Triage one issue; the issue itself is never its own neighbour. ``targets`` overrides
-        the precision a dimension must clear to be stated (a repository's ``precision:``)."""
+               targets: dict[str, float] | None = None, viewer: Viewer | None = None,
+               llm: bool = True) -> Triage:
+        """Triage one issue; the issue itself is never its own neighbour.
+
+        ``targets`` overrides the precision a dimension must clear to be stated (a repository's
+        ``precision:``). Neighbours are only those ``viewer`` may see (default: the issue's own
+        repository, so a private repository's issues appear on its own issues only);
+        ``llm=False`` keeps the text away from the model (``domain.visibility.llm_allowed``)."""
         analysed = analyse(issue, self.embedder)
         skip = set(exclude) | ({issue.key} if issue.number is not None else set())
-        hits = self.index.search(analysed.vector, k=relevance.CANDIDATES, exclude=skip)
+        viewer = viewer or Viewer.of(issue.repo)
+        hits = self.index.search(analysed.vector, k=relevance.CANDIDATES, exclude=skip,
+                                 visible=lambda item: visible_to(item, viewer))
         offline = predict(issue, analysed, self.index, self.classifier, hits, targets)
-        if self.refiner is None:
+        if self.refiner is None or not llm:
             return offline
-        return self.refiner.refine(issue, offline, offline.similar)
+        refined = self.refiner.refine(issue, offline, self._promptable(offline.similar, issue.repo))
+        return stated_as_offline(offline, refined)
+
+    def _promptable(self, similar: list[Similar], repo: str) -> list[Similar]:
+        """Neighbours whose text may go into a prompt for ``repo``: never another repository's
+        private issue, even one its owner lets other repositories show."""
+        def visibility(s: Similar) -> str:
+            row = self.index.row_of((s.repo, s.number))
+            return self.index.items[row].visibility if row is not None else "private"
+
+        return [s for s in similar if prompt_may_use(visibility(s), s.repo, repo)]
+
+
+def stated_as_offline(offline: Triage, refined: Triage) -> Triage:
+    """The LLM may withhold a statement, never add one: a refined dimension is stated only when
+    the offline engine stated it and the refined id is the same. The offline thresholds are
+    calibrated on out-of-fold outcomes; an LLM's confidence is not (no real model has been
+    measured here yet), so it cannot be allowed to open the gate."""
+    updates = {}
+    for dim in (*taxonomy.DIMENSIONS, *BINARY):
+        before, after = offline.prediction(dim), refined.prediction(dim)
+        stated = not before.abstained and after.id == before.id and not after.abstained
+        if after.abstained != (not stated):
+            updates[dim] = after.model_copy(update={"abstained": not stated})
+    return refined.model_copy(update=updates) if updates else refined
 
 
 def fit_classifier(index: IssueIndex) -> Classifier:

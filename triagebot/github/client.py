@@ -28,7 +28,7 @@ from urllib3.exceptions import MaxRetryError
 
 from triagebot.github import deliveries, restjson
 from triagebot.github.errors import GitHubError, NotFound, RateLimited, TransientError, WritesPaced
-from triagebot.github.port import CommentState, IssueState
+from triagebot.github.port import CommentState, IssueState, RepoInfo
 from triagebot.github.ratelimit import QuotaTracker, WritePacer, rate_limit_wait
 from triagebot.github.restjson import setting
 from triagebot.text import secrets as redact
@@ -295,6 +295,16 @@ class PyGithubPort:
         if isinstance(content, list) or content.encoding != "base64":
             return None
         return base64.b64decode(content._rawData["content"]).decode("utf-8", errors="replace")
+
+    def repository(self, repo: str) -> RepoInfo | None:
+        """One GET /repos/{repo} (not cached: visibility decides who sees its issues)."""
+        try:
+            with self._call():
+                raw = self._gh.get_repo(repo, lazy=False).raw_data
+        except NotFound:
+            return None
+        return RepoInfo(full_name=raw.get("full_name") or repo, private=bool(raw.get("private")),
+                        owner=(raw.get("owner") or {}).get("login", ""))
 
     def iter_closed_issues(self, repo: str, since: datetime | None = None,
                            start_page: int = 0) -> Iterator[tuple[int, IssueState]]:

@@ -142,9 +142,14 @@ class LLMClassifier:
         note = f"llm: fell back to offline triage ({reason}{': ' + detail if detail else ''})"
         return offline.model_copy(update={"notes": offline.notes + [note]})
 
-    def summarize_resolution(self, issue_title: str, discussion: str) -> str | None:
+    def forget(self, repos: list[str]) -> int:
+        """Delete cached answers about these repositories (their installation is gone)."""
+        return self._cache.forget(repos)
+
+    def summarize_resolution(self, issue_title: str, discussion: str, repo: str = "") -> str | None:
         """One sanitised sentence on how a closed issue was resolved, or None (any failure, an
-        unsafe answer): ``index sync`` then keeps its offline extract. Never raises."""
+        unsafe answer): ``index sync`` then keeps its offline extract. Never raises. ``repo``
+        scopes the cached answer, so an uninstall can delete it."""
         try:
             prompt = llm_summary.build(self.settings.prompts_dir, issue_title, discussion,
                                        self.settings.secret_values)
@@ -154,7 +159,7 @@ class LLMClassifier:
                 raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
             if content is None:
                 content = self._ask(prompt.messages(), time.monotonic() + self.settings.timeout, True)
-                self._cache.put(key, content or "")
+                self._cache.put(key, content or "", scope=repo)
             return llm_summary.sanitised(content, self.settings.secret_values)
         except Exception as exc:  # noqa: BLE001 - a summary is optional; the sync must go on
             self._stats.fallback(getattr(exc, "reason", "unexpected"))
@@ -176,7 +181,7 @@ class LLMClassifier:
             raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
         deadline = time.monotonic() + self.settings.timeout
         answer = self._answer(prompt, neighbours, issue, deadline)
-        self._cache.put(key, answer.model_dump_json())
+        self._cache.put(key, answer.model_dump_json(), scope=issue.repo)
         return prompt, answer
 
     def _answer(self, prompt: llm_prompt.Prompt, neighbours: list[Similar], issue: Issue,

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from triagebot.comment import render as comment
 from triagebot.domain import repo_config
 from triagebot.domain.models import Issue, Labels, Triage
+from triagebot.domain.visibility import Access, Change, LLMPrivateRepos, Viewer, llm_allowed, owner_of, visible_to
 from triagebot.github.errors import QuotaPaused
 from triagebot.github.port import GitHubPort, IssueState
 from triagebot.learning import corrections
@@ -28,10 +29,18 @@ GITHUB_KINDS = frozenset({"triage", "index_add", "command"})  # jobs that call G
 
 
 class EngineLike(Protocol):
-    def triage(self, issue: Issue) -> Triage: ...
+    def triage(self, issue: Issue, *, viewer: Viewer | None = None, llm: bool = True) -> Triage: ...
 
 
-Indexer = Callable[[IssueState, Labels | None], None]
+class KeeperLike(Protocol):
+    """``learning.visibility.IndexKeeper``: applies visibility changes to the index."""
+
+    def apply(self, change: Change) -> tuple[int, int]: ...
+
+    def repos_of(self, installation_id: int) -> set[str]: ...
+
+
+Indexer = Callable[..., None]  # (issue_state, labels, access=Access, llm=bool)
 
 
 @dataclass
@@ -47,6 +56,9 @@ class Deps:
     clock: Callable[[], float] = time.time
     author_limit: int = AUTHOR_LIMIT_PER_HOUR
     paused: Callable[[int], float] = lambda _installation: 0.0  # QuotaTracker.resume_in
+    keeper: KeeperLike | None = None  # keeps indexed items' visibility current
+    forget_llm: Callable[[list[str]], int] | None = None  # deletes cached LLM answers of repos
+    llm_private_repos: LLMPrivateRepos = "off"  # TRIAGEBOT_LLM_PRIVATE_REPOS (domain.visibility.llm_allowed)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -58,6 +70,8 @@ def run(deps: Deps, job: Job) -> str:
     handler = JOBS.get(job.kind)
     if handler is None:
         return f"ignored: unknown kind {job.kind}"
+    if job.kind in GITHUB_KINDS and job.repo and deps.store.forgotten(job.repo):
+        return "skipped: repository removed from the installation (forgotten)"
     if job.kind in GITHUB_KINDS and job.installation_id is not None:
         wait = deps.paused(job.installation_id)
         if wait > 0:
@@ -76,14 +90,29 @@ def triage_job(deps: Deps, job: Job) -> str:
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
         return "skipped: disabled in .github/triagebot.yml"
+    access = job_access(job)
+    llm = llm_allowed(access.visibility == "private", config.llm, deps.llm_private_repos)
     triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
-                                      title=issue.title, body=issue.body))
+                                      title=issue.title, body=issue.body),
+                                viewer=Viewer.of(issue.repo, job.installation_id), llm=llm)
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
     triage = with_corrections(deps.store, triage)
+    if deps.store.forgotten(issue.repo):  # removed from the installation while we worked
+        return "skipped: repository removed from the installation (forgotten)"
     comment_id = upsert_comment(deps, port, issue, triage)
     added = apply_labels(deps, port, issue, triage, config)
     deps.store.save_triage(triage, issue.author, comment_id)
     return f"triaged: comment {comment_id}, labels {added}"
+
+
+def job_access(job: Job) -> Access:
+    """Who may see the job's repository, as ``routing`` recorded it from the webhook payload. A
+    job without it (queued by an older version, or made by hand) counts as private: its model
+    consent is then the private default, and an item it indexes stays in its own repository."""
+    if job.access is not None:
+        return Access.model_validate(job.access)
+    return Access(visibility="private", owner=owner_of(job.repo or ""),
+                  installation_id=job.installation_id)
 
 
 def _skip_reason(deps: Deps, job: Job, issue: IssueState | None) -> str | None:
@@ -153,13 +182,22 @@ def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
 
 # index, feedback, commands, installations ---------------------------------------------------
 def index_add_job(deps: Deps, job: Job) -> str:
-    issue = deps.port_for(job.installation_id).get_issue(job.repo or "", job.number or 0)
+    port = deps.port_for(job.installation_id)
+    issue = port.get_issue(job.repo or "", job.number or 0)
     if issue is None or issue.state != "closed" or issue.is_pull_request:
         return "skipped: not closed"
     if issue.state_reason not in (None, "completed") or deps.indexer is None:
         return "skipped: not completed or no indexer"
-    deps.indexer(issue, corrected_labels(deps.store, issue.repo, issue.number))
-    return "indexed"
+    if issue.repo != job.repo:
+        return "skipped: issue transferred"
+    config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
+    access = job_access(job)
+    private = access.visibility == "private"
+    access = access.model_copy(update={"shared_with": config.private_issues_shown_to,
+                                       "installation_id": job.installation_id})
+    llm = llm_allowed(private, config.llm, deps.llm_private_repos)
+    deps.indexer(issue, corrected_labels(deps.store, issue.repo, issue.number), access=access, llm=llm)
+    return f"indexed ({access.visibility})"
 
 
 def corrected_labels(store: Store, repo: str, number: int) -> Labels | None:
@@ -216,7 +254,8 @@ def show_correction(deps: Deps, job: Job, stored: StoredTriage | None, dimension
     the store after, so a retried job records the feedback once."""
     if stored is None:
         return None
-    fixed = corrections.apply_correction(stored.triage, dimension, new)
+    fixed = still_visible(deps, corrections.apply_correction(stored.triage, dimension, new),
+                          Viewer.of(stored.repo, job.installation_id))
     port = deps.port_for(job.installation_id)
     issue = port.get_issue(stored.repo, stored.number)
     if issue is None or issue.repo != stored.repo or issue.is_pull_request:
@@ -243,15 +282,93 @@ def _old_id(triage: Triage | None, dimension: str | None) -> str | None:
     return triage.prediction(dimension).id
 
 
+def still_visible(deps: Deps, triage: Triage, viewer: Viewer) -> Triage:
+    """A stored triage re-posted later shows only neighbours ``viewer`` may still see: the
+    repository of one may have gone private, or been removed, since it was stored."""
+    index = getattr(deps.engine, "index", None)  # engines without an index (fakes) have nothing to hide
+    if index is None or not triage.similar:
+        return triage
+
+    def shown(repo: str, number: int) -> bool:
+        row = index.row_of((repo, number))
+        return row is not None and visible_to(index.items[row], viewer)
+
+    kept = [s for s in triage.similar if shown(s.repo, s.number)]
+    return triage if len(kept) == len(triage.similar) else triage.model_copy(update={"similar": kept})
+
+
 def installation_job(deps: Deps, job: Job) -> str:
+    """Installations and their repositories. Removing the App (``deleted``) or a repository from
+    it (``removed``) forgets: private indexed items, stored triages, comment ids, feedback, jobs
+    and cached LLM answers of those repositories are deleted (``forget``). Adding one back
+    (``created``, ``added``) lets jobs for it run again."""
     if job.installation_id is None:
         return "ignored: no installation id"
     action = job.payload.get("action")
     active = action not in ("deleted", "suspend")
     deps.store.set_installation(job.installation_id, job.payload.get("account", ""), active)
-    deps.store.set_repos(job.installation_id, job.payload.get("added", []),
-                         job.payload.get("removed", []))
+    added, removed = job.payload.get("added", []), job.payload.get("removed", [])
+    if action == "deleted":
+        note = forget(deps, job, added + removed, job.installation_id)
+        return f"installation deleted; {note}"
+    deps.store.set_repos(job.installation_id, added, removed)
+    deps.store.unforget(added)
+    if removed:
+        return f"installation {action}; {forget(deps, job, removed, None)}"
     return f"installation {action}"
+
+
+def forget(deps: Deps, job: Job, repos: list[str], installation_id: int | None) -> str:
+    """Delete what we hold of these repositories (and, with ``installation_id``, of every
+    repository we know under that installation): private index items, store rows, LLM answers."""
+    everything = set(repos)
+    if installation_id is not None:
+        everything |= set(deps.store.repos_of_installation(installation_id))
+        if deps.keeper is not None:
+            everything |= deps.keeper.repos_of(installation_id)
+    removed = 0
+    if deps.keeper is not None:
+        _, removed = deps.keeper.apply(Change(action="forget", repos=tuple(sorted(everything)),
+                                              installation_id=installation_id))
+    rows = deps.store.forget_repos(sorted(everything), installation_id, keep_job=job.id)
+    answers = deps.forget_llm(sorted(everything)) if deps.forget_llm else 0
+    return (f"forgot {len(everything)} repositories: {removed} private index items, "
+            f"{sum(rows.values())} stored rows, {answers} LLM answers")
+
+
+def visibility_job(deps: Deps, job: Job) -> str:
+    """A repository made private or public, renamed, transferred or deleted; an issue deleted or
+    transferred: the index follows (``learning.visibility``), and so do our records."""
+    change = Change.model_validate(job.payload["change"])
+    if change.action == "visibility" and job.installation_id is not None:
+        change = _current_visibility(deps, job, change)
+    updated, removed = deps.keeper.apply(change) if deps.keeper is not None else (0, 0)
+    repo = change.repos[0] if change.repos else ""
+    if change.action in ("delete_issue", "move_issue") and change.number is not None:
+        deps.store.forget_issue(repo, change.number, keep_job=job.id)
+    elif change.action == "delete_repo":
+        deps.store.forget_repos([repo], keep_job=job.id)
+        deps.store.unforget([repo])  # a new repository may take the name: not a tombstone
+        if deps.forget_llm:
+            deps.forget_llm([repo])
+    elif change.action == "rename":
+        deps.store.rename_repo(repo, change.new_repo)
+        if deps.forget_llm:  # cached under the old name, which an uninstall could no longer find
+            deps.forget_llm([repo])
+    return f"{change.action}: {updated} index items updated, {removed} removed"
+
+
+def _current_visibility(deps: Deps, job: Job, change: Change) -> Change:
+    """Deliveries arrive out of order (privatized, then publicized, handled the other way round):
+    the repository's visibility now, from the API, wins over the payload's."""
+    try:
+        info = deps.port_for(job.installation_id).repository(change.repos[0])
+    except Exception:  # noqa: BLE001 - the payload's state is the next best thing
+        return change
+    if info is None or change.access is None:
+        return change
+    return change.model_copy(update={"access": change.access.model_copy(
+        update={"visibility": "private" if info.private else "public"})})
 
 
 JOBS: dict[str, Callable[[Deps, Job], str]] = {
@@ -260,4 +377,5 @@ JOBS: dict[str, Callable[[Deps, Job], str]] = {
     "feedback": feedback_job,
     "command": command_job,
     "installation": installation_job,
+    "visibility": visibility_job,
 }

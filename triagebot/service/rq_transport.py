@@ -98,8 +98,9 @@ class RedisQueue(Queue):
         super().__init__(db, **kwargs)
         self.transport = transport
 
-    def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec]) -> bool:
-        fresh = super().accept(delivery_id, event, action, specs)
+    def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec],
+               body_hash: str | None = None) -> bool:
+        fresh = super().accept(delivery_id, event, action, specs, body_hash=body_hash)
         if fresh:
             try:
                 self.transport.push_all(self.ready(delivery_id=delivery_id))

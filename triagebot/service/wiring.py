@@ -47,11 +47,10 @@ def github_port_factory(settings: Settings, store: Store,
 def load_engine(settings: Settings) -> Any:
     """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
     when one is configured."""
-    from triagebot.engine.classify import THRESHOLDS
     from triagebot.learning.live import LiveEngine
     from triagebot.llm.client import build_refiner
 
-    return LiveEngine.load(settings.index, refiner=build_refiner(thresholds=THRESHOLDS))
+    return LiveEngine.load(settings.index, refiner=build_refiner())
 
 
 def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
@@ -77,8 +76,19 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
+    overrides.setdefault("keeper", _keeper(engine))
+    overrides.setdefault("forget_llm", getattr(getattr(engine, "refiner", None), "forget", None))
+    overrides.setdefault("llm_private_repos", settings.llm_private_repos)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
                 render=render, indexer=indexer, paused=quota.resume_in, **overrides)
+
+
+def _keeper(engine: Any) -> Any:
+    """Visibility changes and uninstalls reach the index through the engine's index (``learning``
+    owns how); an engine without one (a test fake) has nothing to keep current."""
+    from triagebot.learning.visibility import IndexKeeper
+
+    return IndexKeeper(engine) if hasattr(engine, "index") else None
 
 
 def _indexer(engine: Any, store: Store) -> Any:

@@ -44,6 +44,19 @@ MIGRATIONS: list[str] = [
         at DOUBLE PRECISION NOT NULL);
     CREATE INDEX write_ledger_inst ON write_ledger (installation_id, at);
     """,
+    # 2: privacy - replayed bodies, forgotten repositories, review sessions and login attempts
+    """
+    ALTER TABLE deliveries ADD COLUMN body_hash TEXT;
+    ALTER TABLE jobs ADD COLUMN access TEXT;
+    CREATE INDEX deliveries_body ON deliveries (body_hash, received_at);
+    CREATE TABLE forgotten_repos (repo TEXT PRIMARY KEY, installation_id BIGINT,
+        at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE review_sessions (sid TEXT PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE login_attempts (id INTEGER PRIMARY KEY, addr TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX login_attempts_at ON login_attempts (at, addr);
+    """,
 ]
 
 
