@@ -103,7 +103,7 @@ def test_report_shape_and_hit_at_5() -> None:
     engine = Engine(hashing_index(), HashingEmbedder())
     recs = records()[:6]
     result = evaluate.evaluate_on_index(engine, recs)
-    assert set(result) == {"n", *evaluate.EVAL_DIMENSIONS, "retrieval"}
+    assert set(result) == {"n", *evaluate.EVAL_DIMENSIONS, "retrieval", "predictions", "stated"}
     assert result["n"] == 6
     for dim in evaluate.EVAL_DIMENSIONS:
         assert set(result[dim]) == {"n", "accuracy", "forced_accuracy", "macro_f1", "kappa", "coverage",

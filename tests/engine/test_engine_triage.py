@@ -286,3 +286,32 @@ def test_tiny_index_with_one_class_still_triages() -> None:
     result = engine.triage(Issue(title="NCCL timeout", body="init hangs"))
     assert result.stage.id == "S2"
     assert taxonomy.consistent(result.stage.id, result.symptom.id, result.root_cause.id)
+
+
+def test_the_llm_can_withhold_a_statement_but_never_add_one(engine: Engine) -> None:
+    from triagebot.engine.triage import stated_as_offline
+
+    offline = engine.triage(Issue(title="NCCL timeout", body="Watchdog caught collective operation timeout"))
+    stated = [d for d in DIMS if not offline.prediction(d).abstained]
+    held = [d for d in DIMS if offline.prediction(d).abstained]
+    assert stated and held
+    louder = offline.model_copy(update={d: offline.prediction(d).model_copy(
+        update={"abstained": False, "confidence": 0.99}) for d in held})
+    assert all(stated_as_offline(offline, louder).prediction(d).abstained for d in held)
+    other = stated[0]
+    switched = offline.model_copy(update={other: offline.prediction(other).model_copy(
+        update={"id": "S1" if other == "stage" else offline.prediction(other).id + "x"})})
+    assert stated_as_offline(offline, switched).prediction(other).abstained
+    assert stated_as_offline(offline, offline) == offline
+
+
+def test_a_repository_can_ask_for_more_precision() -> None:
+    index = hashing_index(calibration=permissive_calibration(0.3))
+    index.calibration.outcomes["stage"] = index.calibration.outcomes["stage"].of(
+        [(0.9, True)] * 20 + [(0.5, True)] * 16 + [(0.5, False)] * 4)
+    engine = Engine(index, HashingEmbedder())
+    assert index.calibration.threshold("stage", 0.75) == 0.5
+    assert index.calibration.threshold("stage", 0.95) == 0.9
+    issue = Issue(title="NCCL timeout", body="Watchdog caught collective operation timeout")
+    strict = engine.triage(issue, targets={"stage": 0.95})
+    assert strict.stage.abstained == (strict.stage.confidence < 0.9)

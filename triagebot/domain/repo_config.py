@@ -63,6 +63,11 @@ class RepoConfig(BaseModel):
     label_map: dict[str, str] = Field(default_factory=dict)
     needs_review_label: str = Field(default="triage: needs-review", min_length=1, max_length=MAX_LABEL_CHARS)
     thresholds: Thresholds = Field(default_factory=Thresholds)
+    # Precision a statement must reach to appear in the public comment, per kind (stage, symptom,
+    # root_cause, fix_pattern, distributed_specific, not_a_bug, link); unset kinds keep the
+    # defaults (0.90 stage, 0.85 symptom, 0.70 root cause and fix pattern; engine.calibration).
+    precision: dict[Literal["stage", "symptom", "root_cause", "fix_pattern", "distributed_specific",
+                            "not_a_bug", "link"], float] = Field(default_factory=dict)
     allowed_repos: list[str] = Field(default_factory=list)
     # Model consent: off keeps this repository's text away from any LLM endpoint; unset means the
     # default (on for public repositories, the operator's TRIAGEBOT_LLM_PRIVATE_REPOS for private).
@@ -71,6 +76,14 @@ class RepoConfig(BaseModel):
     # issues of the other repositories of the same owner. Public repositories' issues go anywhere.
     private_issues_shown_to: Literal["repository", "owner"] = "repository"
     errors: list[str] = Field(default_factory=list, exclude=True)
+
+    @field_validator("precision")
+    @classmethod
+    def _sensible_precision(cls, value: dict[str, float]) -> dict[str, float]:
+        for kind, target in value.items():
+            if not 0.5 <= target <= 0.99:
+                raise ValueError(f"precision.{kind} must be between 0.5 and 0.99, not {target}")
+        return value
 
     @field_validator("mode", mode="before")
     @classmethod

@@ -11,6 +11,7 @@ from triagebot.domain import rules
 from triagebot.domain.models import LabelledIssue, LabelStatus
 from triagebot.engine import crossfit
 from triagebot.engine.analysis import analyse_many, stack
+from triagebot.engine.calibration import Calibration
 from triagebot.engine.embed import Embedder
 from triagebot.engine.index import IssueIndex
 
@@ -20,6 +21,7 @@ MIN_CALIBRATION = 50  # fewer labelled issues than this cannot vouch for any thr
 def build_index(
     records: list[LabelledIssue], embedder: Embedder, status: LabelStatus = "confirmed",
     fold_vectors: Sequence[np.ndarray] | None = None,
+    parts: Sequence[Sequence[int]] | None = None,
 ) -> tuple[IssueIndex, float]:
     """A new index over ``records``; returns it with the measured issues/s (embedding and
     indexing only; the calibration that follows is not counted)."""
@@ -29,12 +31,16 @@ def build_index(
     index.add([r.to_indexed(status) for r in records], vectors, features)
     elapsed = time.perf_counter() - start
     if len(records) >= MIN_CALIBRATION:
-        index.calibration = calibrate(index, fold_vectors)
+        index.calibration = calibrate(index, fold_vectors, parts)
     return index, (len(records) / elapsed if elapsed > 0 else float("inf"))
 
 
-def calibrate(index: IssueIndex, fold_vectors: Sequence[np.ndarray] | None = None):  # type: ignore[no-untyped-def]
-    """The index's own out-of-fold record (``crossfit``): what ``predict`` reads thresholds from."""
+def calibrate(index: IssueIndex, fold_vectors: Sequence[np.ndarray] | None = None,
+              parts: Sequence[Sequence[int]] | None = None) -> Calibration:
+    """The index's own out-of-fold record (``crossfit``): what ``predict`` reads thresholds from.
+    With an encoder fine-tuned on these issues, pass its per-fold vectors and folds: the index's
+    own vectors were made by an encoder that saw every label, and would vouch for too much."""
     record = crossfit.out_of_fold(index.items, index.vectors, index.features, index.embedder_name,
-                                  fold_vectors=fold_vectors)
-    return record.calibration(index.items, range(len(index.items)))
+                                  fold_vectors=fold_vectors, parts=parts)
+    covered = crossfit.held_out(parts) if parts is not None else range(len(index.items))
+    return record.calibration(index.items, covered)

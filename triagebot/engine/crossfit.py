@@ -14,9 +14,11 @@ not embed the issues it was tuned on for their own evaluation, so the fine-tunin
 everything once per fold with that fold's encoder."""
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -107,11 +109,16 @@ def out_of_fold(
     items: Sequence[IndexedIssue], vectors: np.ndarray, features: np.ndarray, embedder_name: str,
     k: int = FOLDS, fold_vectors: Sequence[np.ndarray] | None = None,
     progress: Callable[[str], None] = lambda _: None,
+    parts: Sequence[Sequence[int]] | None = None,
 ) -> OutOfFold:
-    """Fit one classifier per fold on the other folds and predict the held-out issues."""
+    """Fit one classifier per fold on the other folds and predict the held-out issues.
+
+    ``parts`` fixes the folds (the encoder's fine-tuning chose them, and its per-fold vectors
+    are only honest for those); otherwise ``folds(n, k)``."""
     n = len(items)
-    parts = folds(n, k)
-    fold_of = [0] * n
+    parts = [list(p) for p in parts] if parts is not None else folds(n, k)
+    k = len(parts)
+    fold_of = [-1] * n  # -1: held out by no fold (a fold left out of the record)
     for number, part in enumerate(parts):
         for pos in part:
             fold_of[pos] = number
@@ -134,3 +141,27 @@ def out_of_fold(
                 hits, index.items, items[pos].repo, dist, features[pos], index.features)
         progress(f"fold {number + 1}/{k} fitted")
     return record
+
+
+def load_fold_vectors(directory: str | Path, n: int) -> tuple[list[list[int]], list[np.ndarray]]:
+    """Folds and per-fold vectors written by ``scripts/train_encoder.py``: ``folds.json`` (the
+    held-out positions of each fold) and ``vectors_fold{k}.npy`` (every issue embedded by the
+    encoder tuned without fold k). Folds whose vectors are missing are left out: the record then
+    covers fewer issues, but each of them honestly."""
+    path = Path(directory)
+    parts = [list(map(int, p)) for p in json.loads((path / "folds.json").read_text())]
+    if sorted(i for p in parts for i in p) != list(range(n)):
+        raise ValueError(f"{path}: folds do not partition the {n} labelled issues")
+    kept = [(p, path / f"vectors_fold{k}.npy") for k, p in enumerate(parts)
+            if (path / f"vectors_fold{k}.npy").is_file()]
+    if not kept:
+        raise ValueError(f"{path}: no vectors_fold*.npy")
+    vectors = [np.load(file) for _, file in kept]
+    if any(len(v) != n for v in vectors):
+        raise ValueError(f"{path}: vectors do not cover the {n} labelled issues")
+    return [p for p, _ in kept], vectors
+
+
+def held_out(parts: Sequence[Sequence[int]]) -> list[int]:
+    """Every position some fold held out (all of them, unless folds were left out)."""
+    return sorted(i for part in parts for i in part)

@@ -97,16 +97,23 @@ def _hit_at_5(records: Sequence[LabelledIssue], triages: Sequence[Triage]) -> fl
     return round(sum(hits) / len(hits), 4) if hits else 0.0
 
 
-def evaluate_on_index(engine: Engine, records: Sequence[LabelledIssue]) -> dict:  # type: ignore[type-arg]
+def evaluate_on_index(engine: Engine, records: Sequence[LabelledIssue],
+                      render: Callable[[Triage], str] | None = None,
+                      worth_posting: Callable[[Triage], bool] | None = None) -> dict[str, Any]:
     """Triage each record with title and body only, never retrieving the record itself."""
     triages = [engine.triage(r.model_copy(update={"labels": r.labels})) for r in records]
-    return report(records, triages)
+    result = report(records, triages)
+    result["predictions"] = [backtest_row(r, t, render, worth_posting)
+                             for r, t in zip(records, triages)]
+    result["stated"] = stated_summary(result["predictions"], records)
+    return result
 
 
 def cross_validate(
     records: Sequence[LabelledIssue], embedder: Embedder, k: int = 5,
     progress: Callable[[str], None] = lambda _: None,
     fold_vectors: Sequence[np.ndarray] | None = None,
+    parts: Sequence[Sequence[int]] | None = None,
     render: Callable[[Triage], str] | None = None,
     worth_posting: Callable[[Triage], bool] | None = None,
 ) -> dict[str, Any]:
@@ -114,30 +121,43 @@ def cross_validate(
     ``predict`` with an index and classifier built from the other folds only, and thresholds read
     from the other folds' out-of-fold record (cross-fitted). Returns the report with one
     ``predictions`` row per issue (the backtest)."""
+    if fold_vectors is not None:  # the encoder's per-fold vectors replace a fresh embedding
+        embedder = _Precomputed(fold_vectors[0].shape[1], embedder.name)
     analysed = analyse_many(list(records), embedder)
     vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
     items = [r.to_indexed() for r in records]
     record = crossfit.out_of_fold(items, vectors, features, embedder.name, k,
-                                  fold_vectors=fold_vectors, progress=progress)
-    triages: list[Triage] = [None] * len(records)  # type: ignore[list-item]
+                                  fold_vectors=fold_vectors, progress=progress, parts=parts)
+    covered = crossfit.held_out(parts) if parts is not None else list(range(len(records)))
+    triages: list[Triage | None] = [None] * len(records)
     for number, model in enumerate(record.models):
-        others = [i for i in range(len(records)) if record.fold_of[i] != number]
+        others = [i for i in covered if record.fold_of[i] != number]
         calibration = record.calibration(items, others)
         vecs = vectors if fold_vectors is None else fold_vectors[number]
-        for i in (i for i in range(len(records)) if record.fold_of[i] == number):
+        for i in (i for i in covered if record.fold_of[i] == number):
             viewer = Viewer.of(records[i].repo)  # the same rule as Engine.triage
             hits = model.index.search(vecs[i], k=relevance.CANDIDATES,
                                       visible=lambda item, v=viewer: visible_to(item, v))
             mine = replace(analysed[i], vector=vecs[i])
             triages[i] = predict(records[i], mine, model.index, model.classifier, hits,
                                  calibration=calibration)
-        progress(f"fold {number + 1}/{k} predicted")
-    result = report(records, triages)
+        progress(f"fold {number + 1}/{len(record.models)} predicted")
+    tested = [(r, t) for r, t in zip(records, triages) if t is not None]
+    result = report([r for r, _ in tested], [t for _, t in tested])
     result["baselines"] = baselines(records, analysed, k)
-    result["predictions"] = [backtest_row(r, t, render, worth_posting)
-                             for r, t in zip(records, triages)]
-    result["stated"] = stated_summary(result["predictions"], records)
+    result["predictions"] = [backtest_row(r, t, render, worth_posting) for r, t in tested]
+    result["stated"] = stated_summary(result["predictions"], [r for r, _ in tested])
     return result
+
+
+class _Precomputed:
+    """Stands in for the encoder when every vector comes from ``fold_vectors``."""
+
+    def __init__(self, dim: int, name: str) -> None:
+        self.dim, self.name = dim, name
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.zeros((len(texts), self.dim), np.float32)
 
 
 def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage], str] | None,
