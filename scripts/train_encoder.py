@@ -1,18 +1,18 @@
-"""Build the domain encoder from the shared labelled issues, reproducibly (fixed seed, CPU).
+"""Fine-tune the encoder on the shared labelled issues, reproducibly (fixed seed, CPU): the
+measurement behind the README's "domain encoder" rows. Not shipped yet (see the README).
 
     .venv/bin/python scripts/train_encoder.py [--data ../shared/data/issues.jsonl] [--epochs 3]
-        [--folds-dir build/encoder-folds] [--skip-folds] [--skip-final]
+        [--folds-dir build/encoder-folds] [--skip-folds] [--final DIR]
 
 1. Honest folds: 5 folds stratified by symptom (seed 0). For each fold, fine-tune on the other four
    and embed every issue with that encoder -> ``FOLDS_DIR/vectors_fold{k}.npy`` + ``folds.json``.
    These are what ``triagebot eval --cv 5 --fold-vectors DIR`` and ``triagebot index build
    --fold-vectors DIR`` read: the held-out issues of a fold were never seen by its encoder, so the
    figures and the calibration that say how sure is sure enough are not flattered.
-2. The shipped encoder: fine-tune on all issues, export the transformer with pooling to ONNX,
+2. With ``--final DIR``: fine-tune on all issues, export the transformer with pooling to ONNX,
    fuse and quantise it as the base model's graph is (``engine.embed_onnx``), and write it with its
-   tokenizer to ``triagebot/engine/encoder/``.
-Then rebuild the seed index with it: ``triagebot index build --data ... --out index
---fold-vectors FOLDS_DIR``. About 10 minutes a fine-tuning on 2 quiet cores (6 in all)."""
+   tokenizer to DIR.
+About 10 minutes a fine-tuning on 2 quiet cores; 40 under heavy load."""
 from __future__ import annotations
 
 import argparse
@@ -34,7 +34,6 @@ import numpy as np  # noqa: E402
 from triagebot.engine import tuning  # noqa: E402
 from triagebot.engine.dataset import read_labelled  # noqa: E402
 from triagebot.engine.embed_onnx import export_fused, quantise  # noqa: E402
-from triagebot.engine.model_files import TUNED_DIR, TUNED_GRAPH  # noqa: E402
 from triagebot.text.signal import signal_text  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "issues.jsonl"
@@ -55,7 +54,8 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--folds-dir", type=Path, default=ROOT / "build" / "encoder-folds")
     parser.add_argument("--skip-folds", action="store_true")
-    parser.add_argument("--skip-final", action="store_true")
+    parser.add_argument("--final", type=Path, default=None, metavar="DIR",
+                        help="also train on all issues and write the int8 ONNX encoder to DIR")
     args = parser.parse_args()
     import torch
 
@@ -79,21 +79,21 @@ def main() -> int:
                                     epochs=args.epochs, tag=f"fold {k}")
             np.save(out, tuning.embed(model, texts))
             print(f"fold {k}: tuned on {len(train)} issues, {time.time() - start:.0f} s", flush=True)
-    if not args.skip_final:
+    if args.final is not None:
         start = time.time()
         model = tuning.finetune(texts, symptoms, causes, epochs=args.epochs, tag="final")
         with tempfile.TemporaryDirectory() as tmp:
             model.save(tmp)
-            TUNED_DIR.mkdir(parents=True, exist_ok=True)
+            args.final.mkdir(parents=True, exist_ok=True)
             fp32 = Path(tmp) / "model.onnx"
             export_fused(tmp, fp32)
-            quantise(fp32, TUNED_DIR / TUNED_GRAPH)
-            shutil.copy(Path(tmp) / "tokenizer.json", TUNED_DIR / "tokenizer.json")
-        (TUNED_DIR / "encoder.json").write_text(json.dumps({
+            quantise(fp32, args.final / "model.int8.onnx")
+            shutil.copy(Path(tmp) / "tokenizer.json", args.final / "tokenizer.json")
+        (args.final / "encoder.json").write_text(json.dumps({
             "base": "all-MiniLM-L6-v2", "loss": "SupCon on symptom + 0.3 x SupCon on root cause",
             "epochs": args.epochs, "seed": tuning.SEED, "issues": len(records),
             "data": args.data.name}, indent=1))
-        print(f"final encoder: {time.time() - start:.0f} s -> {TUNED_DIR}", flush=True)
+        print(f"final encoder: {time.time() - start:.0f} s -> {args.final}", flush=True)
     return 0
 
 

@@ -39,6 +39,14 @@ def test_ties_are_never_split() -> None:
     assert threshold(conf, right, 0.75) == 0.5
 
 
+def test_a_small_tail_must_clear_its_target_by_a_standard_error() -> None:
+    conf = [0.9] * 20 + [0.1] * 20
+    right = [True] * 19 + [False] + [False] * 20  # 0.95 over 20 guesses: SE 0.049
+    assert threshold(conf, right, 0.9) == 0.9
+    assert threshold(conf, right, 0.92, z=1.0) == NEVER
+    assert threshold(conf * 10, right * 10, 0.92, z=1.0) == 0.9  # 190/200: SE 0.015
+
+
 def test_too_few_right_guesses_never_open_the_gate() -> None:
     conf = [0.99] * (MIN_STATED - 1) + [0.1] * 50
     right = [True] * (MIN_STATED - 1) + [False] * 50
@@ -69,8 +77,8 @@ def test_calibration_without_a_record_states_nothing() -> None:
 
 
 def test_targets_can_be_overridden_per_repository() -> None:
-    conf = [0.9] * 40 + [0.5] * 40
-    right = [True] * 40 + [True] * 24 + [False] * 16  # tail at 0.5: 64/80 = 0.8
+    conf = [0.9] * 400 + [0.5] * 400
+    right = [True] * 400 + [True] * 240 + [False] * 160  # tail at 0.5: 640/800 = 0.8
     calibration = Calibration(outcomes={"stage": Outcomes.of(list(zip(conf, right)))})
     assert calibration.threshold("stage", 0.75) == 0.5
     assert calibration.threshold("stage", 0.9) == 0.9

@@ -237,10 +237,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def format_report(result: dict) -> str:  # type: ignore[type-arg]
     lines = [f"n = {result['n']}",
-             f"{'dimension':<22}{'n':>5}{'acc':>8}{'macroF1':>9}{'kappa':>8}{'cover':>8}{'cov.acc':>9}"]
+             f"{'dimension':<22}{'n':>5}{'forced':>8}{'acc':>8}{'macroF1':>9}{'kappa':>8}{'cover':>8}"
+             f"{'cov.acc':>9}"]
     for dim in ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific"):
         m = result[dim]
-        lines.append(f"{dim:<22}{m['n']:>5}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
+        lines.append(f"{dim:<22}{m['n']:>5}{m['forced_accuracy']:>8.3f}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
                      f"{m['kappa']:>8.3f}{m['coverage']:>8.3f}{m['covered_accuracy']:>9.3f}")
     lines.append(f"retrieval hit@5 = {result['retrieval']['hit_at_5']:.3f}")
     stated = result.get("stated")

@@ -15,15 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from triagebot.engine.model_files import (
-    DIM,
-    MODEL_NAME,
-    TUNED_DIR,
-    TUNED_GRAPH,
-    TUNED_NAME,
-    bundled_model_path,
-    tuned_available,
-)
+from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path
 
 
 class Embedder(Protocol):
@@ -101,22 +93,14 @@ class HashingEmbedder:
         return out / np.where(norms == 0, 1.0, norms)
 
 
-BACKENDS = ("tuned", "onnx-int8", "onnx", "torch")
-# The fine-tuned domain encoder when the package carries it (README: +2.5-3 points of symptom,
-# 34% -> 47% of top-5 neighbours sharing the symptom on held-out folds); else the base model's
-# int8 graph (bench/README.md: same CV figures as fp32, ~2x the speed).
-DEFAULT_BACKEND = "tuned"
+BACKENDS = ("onnx-int8", "onnx", "torch")
+DEFAULT_BACKEND = "onnx-int8"  # measured in bench/README.md: same CV figures, ~2x the speed
 FAMILY = {MODEL_NAME, f"{MODEL_NAME}+onnx", f"{MODEL_NAME}+onnx-int8"}
-TUNED = f"{TUNED_NAME}+onnx-int8"
 
 
 def default_embedder(backend: str | None = None) -> Embedder:
     """all-MiniLM-L6-v2 on ``backend``, else ``TRIAGEBOT_EMBEDDER``, else ``DEFAULT_BACKEND``."""
     choice = backend or os.environ.get("TRIAGEBOT_EMBEDDER") or DEFAULT_BACKEND
-    if choice == "tuned":
-        if tuned_available():
-            return tuned_embedder()
-        choice = "onnx-int8"
     if choice == "torch":
         return MiniLMEmbedder()
     if choice in ("onnx", "onnx-int8"):
@@ -131,15 +115,6 @@ def default_embedder(backend: str | None = None) -> Embedder:
     raise ValueError(f"TRIAGEBOT_EMBEDDER must be one of {', '.join(BACKENDS)}, not {choice!r}")
 
 
-def tuned_embedder() -> Embedder:
-    """The shipped fine-tuned encoder (int8 ONNX; its vectors differ from the base model's, so an
-    index built with one is never queried with the other)."""
-    from triagebot.engine.embed_onnx import OnnxEmbedder
-
-    return OnnxEmbedder("onnx-int8", model_path=str(TUNED_DIR), graph=TUNED_DIR / TUNED_GRAPH,
-                        name=TUNED)
-
-
 def load_embedder(name: str) -> Embedder:
     """An embedder for an index built with embedder ``name`` (recorded in its manifest).
 
@@ -147,11 +122,6 @@ def load_embedder(name: str) -> Embedder:
     an index built with any of them is queried with the configured backend."""
     if name == HashingEmbedder.name:
         return HashingEmbedder()
-    if name == TUNED:
-        if not tuned_available():
-            raise ValueError(f"index built with {name!r}, but this package has no {TUNED_DIR}")
-        return tuned_embedder()
     if name in FAMILY:
-        base = os.environ.get("TRIAGEBOT_EMBEDDER")
-        return default_embedder(base if base in ("onnx-int8", "onnx", "torch") else "onnx-int8")
+        return default_embedder()
     raise ValueError(f"unknown embedder {name!r}")

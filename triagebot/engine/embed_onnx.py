@@ -151,17 +151,14 @@ class OnnxEmbedder:
     dim = DIM
 
     def __init__(self, variant: str = "onnx-int8", model_path: str | None = None,
-                 cache_size: int = 4096, threads: int | None = None,
-                 graph: Path | None = None, name: str | None = None) -> None:
-        """``graph`` (with ``tokenizer.json`` in ``model_path``) runs a ready ONNX file, e.g. the
-        shipped fine-tuned encoder; otherwise the bundled model is exported on first use."""
+                 cache_size: int = 4096, threads: int | None = None) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         model_path = model_path or bundled_model_path()
-        self.name = name or f"{MODEL_NAME}+{variant}"
+        self.name = f"{MODEL_NAME}+{variant}"
         self.variant = variant
         self._tok = Tokenizer.from_file(str(Path(model_path) / "tokenizer.json"))
         self._tok.enable_truncation(MAX_TOKENS)
@@ -169,7 +166,7 @@ class OnnxEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(str(graph or graph_path(model_path, variant)), options,
+        self._session = ort.InferenceSession(str(graph_path(model_path, variant)), options,
                                              providers=["CPUExecutionProvider"])
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size

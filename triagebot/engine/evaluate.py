@@ -146,7 +146,7 @@ def cross_validate(
     result = report([r for r, _ in tested], [t for _, t in tested])
     result["baselines"] = baselines(records, analysed, k)
     result["predictions"] = [backtest_row(r, t, render, worth_posting) for r, t in tested]
-    result["stated"] = stated_summary(result["predictions"], [r for r, _ in tested])
+    result["stated"] = stated_summary(result["predictions"], [r for r, _ in tested], records)
     return result
 
 
@@ -186,8 +186,10 @@ def _anything_stated(triage: Triage) -> bool:
         not triage.prediction(d).abstained for d in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"))
 
 
-def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIssue]) -> dict[str, Any]:
-    """Precision and coverage of what would be posted, per dimension, and of the links."""
+def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIssue],
+                   indexed: Sequence[LabelledIssue] | None = None) -> dict[str, Any]:
+    """Precision and coverage of what would be posted, per dimension, and of the links
+    (``indexed``: every issue a link may point to, when more than ``records``)."""
     out: dict[str, Any] = {}
     for dim in (*taxonomy.DIMENSIONS, "distributed_specific"):
         pairs = [(row["stated"][dim], _truth_value(rec, dim)) for row, rec in zip(rows, records)]
@@ -200,7 +202,7 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
     out["not_a_bug"] = {"stated": len(not_bug),
                         "precision": round(sum(not_bug) / len(not_bug), 4) if not_bug else None,
                         "coverage": round(len(not_bug) / max(1, sum(not r.is_bug for r in records)), 4)}
-    symptom_of = {(r.repo, r.number): r.labels.symptom for r in records}
+    symptom_of = {(r.repo, r.number): r.labels.symptom for r in (indexed or records)}
     links = relevant = with_good = with_any = 0
     for row, rec in zip(rows, records):
         good = [symptom_of.get((s["repo"], s["number"])) == rec.labels.symptom for s in row["similar"]]

@@ -23,6 +23,10 @@ from triagebot.engine.index import IssueIndex
 
 log = logging.getLogger(__name__)
 
+# A CUDA mismatch between torch and nvcc while something is being built (``rules.decisive``) is a
+# build failure whatever else the report talks about; the learned model sees too few of them to
+# know. When it picks another stage, nothing of the bug's category is stated.
+DECISIVE_STAGE = "S1"
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
     "is_bug": {"yes": "Bug", "no": "Not a bug (question or feature request)"},
@@ -125,6 +129,8 @@ def predict(
     dists = classifier.distributions(analysed.vector, analysed.features)[0]
     choices = decide(dists)
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
+    if rules.decisive(analysed.full, analysed.env) and choices["stage"].id != DECISIVE_STAGE:
+        preds = _withheld(preds, ("stage", "symptom", "root_cause", "fix_pattern"))
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"])
     stage = preds["stage"]
@@ -136,6 +142,10 @@ def predict(
                                           framework=framework_of(issue.repo)),
         environment=analysed.env, source="offline",
     )
+
+
+def _withheld(preds: dict[str, Prediction], dims: tuple[str, ...]) -> dict[str, Prediction]:
+    return {dim: p.model_copy(update={"abstained": True}) if dim in dims else p for dim, p in preds.items()}
 
 
 def framework_of(repo: str) -> str | None:
