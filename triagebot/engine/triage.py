@@ -131,6 +131,8 @@ def predict(
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
     if rules.decisive(analysed.full, analysed.env) and choices["stage"].id != DECISIVE_STAGE:
         preds = _withheld(preds, ("stage", "symptom", "root_cause", "fix_pattern"))
+    if preds["stage"].abstained:  # a symptom or cause names its stage: never one without the other
+        preds = _withheld(preds, ("symptom", "root_cause"))
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"])
     stage = preds["stage"]
