@@ -12,6 +12,7 @@ from typing import Protocol
 from triagebot.domain import missing
 from triagebot.domain import rules
 from triagebot.domain import taxonomy
+from triagebot.domain.environment import framework_of
 from triagebot.engine.analysis import Analysed, analyse
 from triagebot.engine.classify import (
     BINARY, FIX_VIA_CAUSE, KNN_K, RULE_WEIGHT, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
@@ -109,16 +110,6 @@ def predict(
                                           framework=framework_of(issue.repo)),
         environment=analysed.env, source="offline",
     )
-
-
-def framework_of(repo: str) -> str | None:
-    """The framework a repository is, so the checklist asks for its own report (``ds_report``...)."""
-    name = repo.lower()
-    for key, framework in (("deepspeed", "deepspeed"), ("colossal", "colossalai"),
-                           ("megatron", "megatron"), ("horovod", "horovod"), ("pytorch", "pytorch")):
-        if key in name:
-            return framework
-    return None
 
 
 def _prediction(dimension: str, dist: dict[str, float], full: str, scale: float = 1.0) -> Prediction:
