@@ -80,6 +80,9 @@ def triage_job(deps: Deps, job: Job) -> str:
                                       title=issue.title, body=issue.body))
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
     triage = with_corrections(deps.store, triage)
+    if not comment.worth_posting(triage, config.comment):  # silent: recorded for /review only
+        deps.store.save_triage(triage, issue.author, None)
+        return f"triaged silently: nothing clears the bar (comment: {config.comment})"
     comment_id = upsert_comment(deps, port, issue, triage)
     added = apply_labels(deps, port, issue, triage, config)
     deps.store.save_triage(triage, issue.author, comment_id)
