@@ -67,14 +67,23 @@ def test_no_advice_without_a_stated_fix_pattern_or_a_linked_fix() -> None:
     assert sections.tips(triage) == [] and comment.TIPS_HEADING not in comment.render(triage)
 
 
-def test_advice_from_the_fix_pattern_the_linked_resolved_issues_share() -> None:
-    base = dict(repo=MEGATRON, stage=prediction("S1", 0.9), symptom=prediction("1.1", 0.9),
-                root_cause=prediction("R1.1", 0.2, abstained=True),
-                fix_pattern=prediction("F5", 0.2, abstained=True))
-    agreed = make_triage(**base, similar=[fixed_with("F2", 1), fixed_with("F2", 2)])
-    assert sections.grounded_pattern(agreed) == "F2" and sections.tips(agreed)
-    split = make_triage(**base, similar=[fixed_with("F2", 1), fixed_with("F6", 2)])
-    assert sections.grounded_pattern(split) is None and sections.tips(split) == []
+def test_linked_fixes_are_no_ground_for_general_advice() -> None:
+    """The fixes of linked resolved issues are shown as they are; without a stated fix pattern no
+    general advice is added beside them."""
+    triage = make_triage(repo=MEGATRON, stage=prediction("S1", 0.9), symptom=prediction("1.1", 0.9),
+                         fix_pattern=prediction("F5", 0.2, abstained=True),
+                         similar=[fixed_with("F2", 1), fixed_with("F2", 2)])
+    body = comment.render(triage)
+    assert sections.tips(triage) == [] and comment.TIPS_HEADING not in body
+    assert "Pinned torch to 2.1 and rebuilt." in body
+
+
+def test_horovod_gets_no_torch_distributed_variables() -> None:
+    triage = make_triage(repo="horovod/horovod", stage=prediction("S2", 0.9),
+                         symptom=prediction("2.1", 0.9), root_cause=prediction("R2.1", 0.9),
+                         fix_pattern=prediction("F1", 0.9), similar=[])
+    tips = " ".join(sections.tips(triage))
+    assert "MASTER_ADDR" not in tips and "horovodrun --check-build" in tips
 
 
 def test_megatron_issues_never_hear_of_ds_report() -> None:
@@ -112,6 +121,16 @@ def test_colossal_ai_memory_advice_names_its_plugins_not_zero_config() -> None:
     assert "GeminiPlugin" in tips and "gradient_accumulation_steps" not in tips
 
 
+def test_launcher_advice_only_for_the_launcher_the_report_uses() -> None:
+    setup = dict(repo=COLOSSAL, stage=prediction("S2", 0.9), symptom=prediction("2.1", 0.9),
+                 root_cause=prediction("R2.1", 0.9), fix_pattern=prediction("F1", 0.9), similar=[])
+    torch_launch = make_triage(**setup, environment=extract(
+        "python -m torch.distributed.launch --nproc_per_node 2 run.py"))
+    assert not any("colossalai run" in t for t in sections.tips(torch_launch))
+    ssh = make_triage(**setup, environment=extract("colossalai run --hostfile h train.py"))
+    assert "colossalai run" in sections.tips(ssh)[0]
+
+
 def test_at_most_one_tip_beside_a_linked_fix() -> None:
     assert len(sections.tips(make_triage(similar=[]))) == 2
     assert len(sections.tips(make_triage(similar=[similar(1)]))) == 1
@@ -135,7 +154,9 @@ def test_requests_fit_what_is_stated() -> None:
     assert [m.key for m in sections.asked_missing(unstated)] == ["traceback", "versions"]
     setup = make_triage(stage=prediction("S2", 0.9), symptom=prediction("2.1", 0.9),
                         root_cause=prediction("R2.1", 0.9), missing_info=items)
-    assert [m.key for m in sections.asked_missing(setup)] == ["launcher_command", "hardware", "traceback"]
+    assert [m.key for m in sections.asked_missing(setup)] == ["launcher_command", "traceback", "versions"]
+    nccl = setup.model_copy(update={"symptom": prediction("2.2", 0.9)})
+    assert [m.key for m in sections.asked_missing(nccl)] == ["launcher_command", "hardware", "traceback"]
     question = make_triage(is_bug=prediction("no", 0.9), missing_info=items)
     assert sections.asked_missing(question) == []
 

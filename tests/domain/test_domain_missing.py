@@ -88,6 +88,8 @@ def test_asked_drops_what_does_not_fit_the_stated_symptom() -> None:
     assert _asked(["traceback", "config"], stage="S4", symptom="4.11") == ["config"]
     assert _asked(["launcher_command", "hardware"], stage="S4", distributed=None) == []
     assert _asked(["launcher_command", "hardware"], stage="S2", distributed=None) == [
+        "launcher_command"]
+    assert _asked(["launcher_command", "hardware"], stage="S2", symptom="2.2") == [
         "launcher_command", "hardware"]
     assert _asked(["traceback", "versions"], stage="S4", question=True) == []
 
@@ -125,3 +127,19 @@ def test_specific_requests() -> None:
     versions = [missing.MissingInfo(key="versions", description="x")]
     assert missing.specific(traceback, stage=None) and missing.specific(versions, stage="S1")
     assert not missing.specific(versions, stage=None) and not missing.specific([], stage="S1")
+
+
+def test_machines_and_launch_command_only_where_they_explain_the_symptom() -> None:
+    keys = ["hardware", "launcher_command", "config"]
+    assert _asked(keys, stage="S4", symptom="4.10", distributed=True) == ["config"]  # checkpoint
+    assert _asked(keys, stage="S4", symptom="4.2", distributed=True) == ["hardware", "config"]
+    assert _asked(keys, stage="S4", symptom="4.7", distributed=True) == keys  # collectives
+    assert _asked(keys, stage="S4", symptom=None, distributed=True) == ["config"]
+
+
+def test_versions_in_prose_or_a_filled_in_versions_section_are_not_asked_again() -> None:
+    prose = "errno 98 Address already in use with torchrun. I tested torch1.10 ~ torch2.1.0."
+    assert extract(prose).torch == "1.10"
+    assert "versions" not in _keys(prose, "S2", True)
+    section = "It fails with an error.\n\n### Versions\n\nPython 3.10, tested on 2.1 and 2.3\n"
+    assert "versions" not in _keys(section, "S4", False)

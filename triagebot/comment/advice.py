@@ -1,7 +1,7 @@
 """First things to try, per fix pattern, in the words and tools of each framework. Pure.
 
-A tip is only offered when the comment has grounds for it: the fix pattern is stated, or the
-linked resolved issues agree on one (``tips_for``). Each tip names the frameworks, stages and
+A tip is only offered when the fix pattern is stated (the linked resolved issues speak for
+themselves, with their own resolutions). Each tip names the frameworks, stages and
 symptoms it fits, so a Megatron-LM report is never told to run ``ds_report``, and a Python import
 error never gets advice about the CUDA toolkit. A tip with conditions is only used when those
 dimensions are stated; tips without conditions fit any report of the fix pattern.
@@ -16,6 +16,8 @@ from dataclasses import dataclass
 MAX_TIPS = 2
 
 _BUILD = frozenset({"1.1", "5.6"})
+_LAUNCH = frozenset({"2.1", "2.3"})  # processes or settings wrong at start-up
+_NCCL = frozenset({"2.2", "4.7"})  # ranks that cannot reach each other
 _IMPORT = frozenset({"1.2", "5.11"})
 
 
@@ -28,35 +30,47 @@ class Tip:
     frameworks: frozenset[str] = frozenset()
     stages: frozenset[str] = frozenset()
     symptoms: frozenset[str] = frozenset()
+    # Advice about one launcher fits only a report that uses it (or names none at all).
+    launchers: frozenset[str] = frozenset()
 
-    def fits(self, framework: str | None, stage: str | None, symptom: str | None) -> bool:
+    def fits(self, framework: str | None, stage: str | None, symptom: str | None,
+             launcher: str | None = None) -> bool:
         return ((not self.frameworks or framework in self.frameworks)
                 and (not self.stages or stage in self.stages)
-                and (not self.symptoms or symptom in self.symptoms))
+                and (not self.symptoms or symptom in self.symptoms)
+                and (not self.launchers or launcher is None or launcher in self.launchers))
 
     @property
     def specificity(self) -> int:
-        return bool(self.frameworks) + bool(self.stages) + bool(self.symptoms)
+        return (bool(self.frameworks) + bool(self.stages) + bool(self.symptoms)
+                + bool(self.launchers))
 
 
-def _tip(text: str, pattern: str, frameworks: str = "", stages: str = "", symptoms: frozenset[str] = frozenset()) -> Tip:
-    return Tip(text, pattern, frozenset(frameworks.split()), frozenset(stages.split()), symptoms)
+def _tip(text: str, pattern: str, frameworks: str = "", stages: str = "",
+         symptoms: frozenset[str] = frozenset(), launchers: tuple[str, ...] = ()) -> Tip:
+    return Tip(text, pattern, frozenset(frameworks.split()), frozenset(stages.split()), symptoms,
+               frozenset(launchers))
 
 
 TIPS: tuple[Tip, ...] = (
     # F1 Configure environment and launch settings
-    _tip("The `deepspeed` launcher passes only some environment variables to the other nodes; "
-         "list the rest in a `.deepspeed_env` file.", "F1", "deepspeed", "S2"),
+    _tip("The `deepspeed` launcher sets `CUDA_VISIBLE_DEVICES` itself: pick GPUs with "
+         "`--include localhost:0,1` or a hostfile, and list variables other nodes need in "
+         "`.deepspeed_env`.", "F1", "deepspeed", "S2", _LAUNCH, launchers=("deepspeed",)),
     _tip("`colossalai run` starts the other ranks over SSH: check passwordless SSH to every host "
-         "and that each host finds the same Python environment.", "F1", "colossalai", "S2"),
+         "and that each host finds the same Python environment.", "F1", "colossalai", "S2",
+         launchers=("colossalai run",)),
     _tip("Check that `--nnodes`, `--nproc_per_node`, `--master_addr` and `--master_port` are the "
-         "same in every node's `torchrun` command.", "F1", "megatron pytorch", "S2"),
+         "same in every node's `torchrun` command.", "F1", "megatron pytorch", "S2",
+         launchers=("torchrun", "torch.distributed.launch")),
     _tip("Run `horovodrun --check-build` to see which frameworks and controllers (MPI, Gloo) this "
          "Horovod build supports.", "F1", "horovod"),
     _tip("Set `TORCH_DISTRIBUTED_DEBUG=DETAIL` to see which rank fails to join the process group.",
          "F1", "pytorch", "S2"),
     _tip("Print `MASTER_ADDR`, `MASTER_PORT`, `RANK`, `LOCAL_RANK` and `WORLD_SIZE` on every rank "
-         "and compare them.", "F1", "", "S2"),
+         "and compare them.", "F1", "deepspeed colossalai megatron pytorch", "S2", _LAUNCH),
+    _tip("Run with `NCCL_DEBUG=INFO` to see which network interface NCCL picks, and set "
+         "`NCCL_SOCKET_IFNAME` to the one the nodes reach each other on.", "F1", "", "", _NCCL),
     _tip("Check that `CUDA_HOME` points at the toolkit `nvcc` comes from, and that `PATH` and "
          "`LD_LIBRARY_PATH` name the same one.", "F1", "", "S1"),
     _tip("Run the same command on one node with one GPU first, then scale up.", "F1"),
@@ -113,10 +127,12 @@ TIPS: tuple[Tip, ...] = (
 
 
 def tips_for(pattern: str | None, framework: str | None, stage: str | None,
-             symptom: str | None) -> list[str]:
-    """At most ``MAX_TIPS`` tips for ``pattern``, the most specific first; none without a pattern."""
+             symptom: str | None, launcher: str | None = None) -> list[str]:
+    """At most ``MAX_TIPS`` tips for ``pattern``, the most specific first; none without a pattern.
+    ``launcher`` is the one the report uses (``Environment.launcher``), None when it names none."""
     if not pattern:
         return []
-    fitting = [t for t in TIPS if t.pattern == pattern and t.fits(framework, stage, symptom)]
+    fitting = [t for t in TIPS if t.pattern == pattern
+               and t.fits(framework, stage, symptom, launcher)]
     fitting.sort(key=lambda t: -t.specificity)  # stable: table order among equals
     return [t.text for t in fitting[:MAX_TIPS]]

@@ -11,8 +11,6 @@ collapsed block as "not stated", with its confidence.
 """
 from __future__ import annotations
 
-from collections import Counter
-
 from triagebot.comment import advice
 from triagebot.domain import missing, taxonomy
 from triagebot.domain.environment import framework_of
@@ -133,27 +131,18 @@ def summary_lines(triage: Triage) -> list[str]:
     return lines
 
 
-def grounded_pattern(triage: Triage) -> str | None:
-    """The fix pattern advice may be drawn from: the stated one, else the one every linked
-    resolved issue with a known fix pattern shares."""
-    stated_fix = choice(triage, "fix_pattern")
-    if stated_fix:
-        return stated_fix
-    resolved, _ = split_similar(triage.similar)
-    patterns = Counter(s.labels.fix_pattern for s in resolved
-                       if taxonomy.label("fix_pattern", s.labels.fix_pattern) is not None)
-    return next(iter(patterns)) if len(patterns) == 1 else None
-
-
 def tips(triage: Triage, markdown: bool = True, limit: int = advice.MAX_TIPS) -> list[str]:
-    """What to try first, only on grounds (a stated fix pattern or the linked resolved issues'),
-    in the terms of the repository's framework and the stated stage and symptom. A stated "not a
-    bug" gets no debugging advice, which would contradict it."""
+    """What to try first beside the fixes of the linked resolved issues: advice for the stated fix
+    pattern only, in the terms of the repository's framework, the stated stage and symptom and
+    the launcher the report uses. A link's fix pattern is no ground: its own resolution is shown,
+    and general advice beside it adds nothing. A stated "not a bug" gets no debugging advice,
+    which would contradict it."""
     if flag(triage, "is_bug") is False:
         return []
     resolved, _ = split_similar(triage.similar)
-    picked = advice.tips_for(grounded_pattern(triage), framework(triage),
-                             choice(triage, "stage"), choice(triage, "symptom"))
+    picked = advice.tips_for(choice(triage, "fix_pattern"), framework(triage),
+                             choice(triage, "stage"), choice(triage, "symptom"),
+                             triage.environment.launcher)
     # The fixes of linked resolved issues are the first things to try: beside them, one tip.
     picked = picked[:1 if resolved else limit]
     return [_tip_markdown(t) if markdown else sanitize.plain(t.replace("`", ""), 300) for t in picked]

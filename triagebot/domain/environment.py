@@ -28,6 +28,7 @@ _TORCH = [
     re.compile(rf"torch version\s*\.+\s*{_V}", re.I),
     _pkg(r"torch"),
     _pkg(r"pytorch"),
+    re.compile(rf"(?<![\w./-])(?:py)?torch{_V}", re.I),  # prose: "tested torch1.10 ~ torch2.1.0"
 ]
 _FRAMEWORK_VERSION = {
     "deepspeed": [re.compile(rf"deepspeed info\s*\.+\s*{_V}", re.I), _pkg(r"deepspeed")],

@@ -50,9 +50,10 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("config", "megatron"): "The full Megatron arguments (parallel sizes, batch sizes, precision).",
     ("config", "horovod"): "The Horovod settings (the HOROVOD_ environment variables, fusion and "
     "compression).",
-    ("launcher_command", "deepspeed"): "The exact deepspeed launch command, with the hostfile.",
-    ("launcher_command", "colossalai"): "The exact colossalai run or torchrun command, with the "
-    "hostfile.",
+    ("launcher_command", "deepspeed"): "The exact deepspeed launch command (and the hostfile for "
+    "several nodes).",
+    ("launcher_command", "colossalai"): "The exact colossalai run or torchrun command (and the "
+    "hostfile for several nodes).",
     ("launcher_command", "megatron"): "The exact torchrun or srun command with its node arguments.",
     ("launcher_command", "horovod"): "The exact horovodrun or mpirun command, with the hosts.",
     ("launcher_command", "pytorch"): "The exact torchrun command with its node arguments.",
@@ -60,10 +61,9 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
 
 _ORDER: dict[str, list[str]] = {
     "S1": ["ds_report", "versions", "cuda", "traceback", "repro"],
-    "S2": ["launcher_command", "hardware", "traceback", "ds_report", "versions", "cuda", "config"],
+    "S2": ["launcher_command", "hardware", "traceback", "ds_report", "versions", "config"],
     "S3": ["traceback", "config", "ds_report", "versions", "repro"],
-    "S4": ["traceback", "config", "ds_report", "versions", "hardware", "launcher_command", "cuda",
-           "repro"],
+    "S4": ["traceback", "config", "ds_report", "versions", "hardware", "launcher_command", "repro"],
     "S5": ["traceback", "ds_report", "versions", "hardware", "repro", "config", "cuda"],
 }
 # What may be asked while the stage is not stated: requests that fit any report.
@@ -78,6 +78,12 @@ _NEEDS_DISTRIBUTED = {"launcher_command", "hardware"}
 # CUDA toolkit plays no part.
 _NO_TRACEBACK_SYMPTOMS = frozenset({"4.1", "4.11", "5.3", "5.4", "5.9"})
 _NO_CUDA_SYMPTOMS = frozenset({"1.2", "1.3", "5.11"})
+# The machines matter only for these symptoms (connections between GPUs and nodes, memory, speed,
+# collectives, hangs, kills, serving), the launch command outside communication setup only for
+# the last few; a checkpoint or shape bug needs neither, a launcher bug no GPU model.
+_HARDWARE_SYMPTOMS = frozenset({"2.2", "3.4", "4.1", "4.2", "4.7", "4.8", "4.9", "4.11", "5.2",
+                                "5.4", "5.7", "5.10"})
+_LAUNCH_SYMPTOMS = frozenset({"4.7", "4.8", "4.9", "4.11", "5.10"})
 
 _ERROR_MENTION = re.compile(
     r"\b(?:error|exception|fail(?:s|ed|ure)?|crash(?:es|ed)?|segfault|traceback|raises?d?|abort(?:s|ed)?)\b",
@@ -103,9 +109,14 @@ _DS_REPORT = re.compile(r"DeepSpeed general environment info|deepspeed info\s*\.
 _CONTAINER = re.compile(r"nvcr\.io/|\b(?:pytorch|nemo|tensorflow)\s*:\s*\d{2}\.\d{2}|\bNGC\b[^\n]{0,40}\b\d{2}\.\d{2}\b",
                         re.I)
 _COLLECT_ENV = re.compile(r"PyTorch version:|Is debug build:|collect_env", re.I)
+# A "Versions" / "Environment" section of an issue template that the reporter filled in.
+_VERSION_SECTION = re.compile(
+    r"^#{1,4}\s*(?:versions?|environment|system info)\s*\n(?:[^#\n]*\n){0,15}?[^#\n]*\d+\.\d+",
+    re.I | re.M,
+)
 _BUILD_MENTION = re.compile(
     r"\b(?:nvcc|compil\w*|build\w*|extension|op_builder|setup\.py|wheel|ninja|gcc|g\+\+|cuda_home|"
-    r"\.so\b|undefined symbol|install\w*)",
+    r"undefined symbol|cannot open shared object|install\w*)",
     re.I,
 )
 _CONFIG_MENTION = re.compile(
@@ -172,8 +183,9 @@ def asked(items: list[MissingInfo], stage: str | None, symptom: str | None = Non
     """The requests one public comment makes, given what it states (None: not stated).
 
     A stated stage asks its own items in its priority order; with no stated stage only the
-    generic ones (traceback, versions, config, repro). The launch command and the hardware only
-    for communication setup or a stated distributed issue, no CUDA for an import error, no
+    generic ones (traceback, versions, config, repro). The launch command only for communication
+    setup or a distributed symptom it explains (collectives, hangs), the hardware only for a
+    stated symptom it explains (connections, memory, speed), no CUDA for an import error, no
     traceback for a slow, hanging or wrong-output report, nothing for a stated question."""
     if question:
         return []
@@ -183,6 +195,10 @@ def asked(items: list[MissingInfo], stage: str | None, symptom: str | None = Non
         if item.key not in allowed or item.key in (p.key for p in picked):
             continue
         if item.key in _NEEDS_DISTRIBUTED and not (stage == "S2" or distributed):
+            continue
+        if item.key == "hardware" and symptom not in _HARDWARE_SYMPTOMS:
+            continue
+        if item.key == "launcher_command" and stage != "S2" and symptom not in _LAUNCH_SYMPTOMS:
             continue
         if item.key == "cuda" and symptom in _NO_CUDA_SYMPTOMS:
             continue
@@ -207,5 +223,6 @@ def _error_without_trace(text: str) -> bool:
 
 def _versions_elsewhere(text: str) -> bool:
     """Versions given in a form the environment reader leaves alone: an NGC container tag, which
-    fixes every version in it, or the output of collect_env."""
-    return bool(_CONTAINER.search(text) or _COLLECT_ENV.search(text))
+    fixes every version in it, the output of collect_env, or a filled-in "Versions" section."""
+    return bool(_CONTAINER.search(text) or _COLLECT_ENV.search(text)
+                or _VERSION_SECTION.search(text))
