@@ -143,3 +143,13 @@ def test_versions_in_prose_or_a_filled_in_versions_section_are_not_asked_again()
     assert "versions" not in _keys(prose, "S2", True)
     section = "It fails with an error.\n\n### Versions\n\nPython 3.10, tested on 2.1 and 2.3\n"
     assert "versions" not in _keys(section, "S4", False)
+
+
+def test_printed_output_without_a_traceback_is_not_asked_for_again() -> None:
+    text = ("My script calls hvd.init(), launched with\n```\nmpirun -n 1 python t.py\n```\n\n"
+            "The output is:\n```\n0.12.1\nAttempting to use an MPI routine after finalizing MPI\n```\n"
+            "That last line looks like an error. I'm on the latest hvd from the master branch.")
+    keys = _keys(text, "S2", True, framework="horovod")
+    assert "traceback" not in keys and "versions" not in keys
+    quoted_only = "Launching the example fails with `All tensors must be on devices[0]: 0`."
+    assert "traceback" in _keys(quoted_only, "S3", True)

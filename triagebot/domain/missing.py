@@ -105,10 +105,19 @@ _TRACE = re.compile(
     re.M,
 )
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+# A block the reporter introduces as what the program printed ("The output is:", "**Logs**").
+_OUTPUT_BLOCK = re.compile(
+    r"\b(?:output|logs?|errors?|trace(?:back)?|prints?|printed|shows?|says?)\b[^\n]{0,40}\n\s*```",
+    re.I,
+)
 _DS_REPORT = re.compile(r"DeepSpeed general environment info|deepspeed info\s*\.{3,}|op name\s*\.{3,}", re.I)
 _CONTAINER = re.compile(r"nvcr\.io/|\b(?:pytorch|nemo|tensorflow)\s*:\s*\d{2}\.\d{2}|\bNGC\b[^\n]{0,40}\b\d{2}\.\d{2}\b",
                         re.I)
-_COLLECT_ENV = re.compile(r"PyTorch version:|Is debug build:|collect_env", re.I)
+_COLLECT_ENV = re.compile(
+    r"PyTorch version:|Is debug build:|collect_env|__version__|"
+    r"\b(?:from|on) (?:the )?(?:latest )?(?:\w+ )?(?:master|main) branch\b",
+    re.I,
+)
 # A "Versions" / "Environment" section of an issue template that the reporter filled in.
 _VERSION_SECTION = re.compile(
     r"^#{1,4}\s*(?:versions?|environment|system info)\s*\n(?:[^#\n]*\n){0,15}?[^#\n]*\d+\.\d+",
@@ -218,11 +227,14 @@ def _error_without_trace(text: str) -> bool:
     """The report mentions an error but shows none (and does not say there is none)."""
     if not _ERROR_MENTION.search(text) or _NO_ERROR.search(text) or _TRACE.search(text):
         return False
+    if _OUTPUT_BLOCK.search(text):  # what the program printed is there, even without a traceback
+        return False
     return not any(_ERROR_MENTION.search(block) for block in _FENCE.findall(text))
 
 
 def _versions_elsewhere(text: str) -> bool:
     """Versions given in a form the environment reader leaves alone: an NGC container tag, which
-    fixes every version in it, the output of collect_env, or a filled-in "Versions" section."""
+    fixes every version in it, the output of collect_env or of ``__version__``, a build "from the
+    master branch", or a filled-in "Versions" section."""
     return bool(_CONTAINER.search(text) or _COLLECT_ENV.search(text)
                 or _VERSION_SECTION.search(text))
