@@ -153,3 +153,9 @@ def test_printed_output_without_a_traceback_is_not_asked_for_again() -> None:
     assert "traceback" not in keys and "versions" not in keys
     quoted_only = "Launching the example fails with `All tensors must be on devices[0]: 0`."
     assert "traceback" in _keys(quoted_only, "S3", True)
+
+
+def test_plugin_arguments_shown_inline_are_a_config() -> None:
+    text = ('Using the Booster with GeminiPlugin (placement_policy="auto") the run crashes with '
+            'CUDA out of memory.\ntorch.cuda.OutOfMemoryError: CUDA out of memory.')
+    assert "config" not in _keys(text, "S4", True, framework="colossalai")

@@ -135,7 +135,7 @@ _CONFIG_MENTION = re.compile(
 )
 _CONFIG_BODY = re.compile(
     r"\{\s*\"\w+\"\s*:|\"(?:zero_optimization|train_batch_size|train_micro_batch_size_per_gpu|fp16|bf16|"
-    r"optimizer)\"|^\s*zero_optimization\s*:|\b[A-Za-z]\w{0,40}Plugin\(|--(?:tensor|pipeline)-model-parallel-size|--micro-batch-size",
+    r"optimizer)\"|^\s*zero_optimization\s*:|\b[A-Za-z]\w{0,40}Plugin\s*\(|--(?:tensor|pipeline)-model-parallel-size|--micro-batch-size",
     re.I | re.M,
 )
 _REPRO = re.compile(
