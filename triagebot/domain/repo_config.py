@@ -7,6 +7,7 @@ to its default and the reason is kept in ``errors`` (shown on the review page an
 Example::
 
     mode: apply            # suggest (default) | apply | off
+    comment: useful        # useful (default) | always | never
     label_map:
       "4.2": "memory"      # taxonomy id -> existing repo label
       S1: "build"
@@ -60,6 +61,11 @@ class RepoConfig(BaseModel):
 
     enabled: bool = True
     mode: Literal["suggest", "apply", "off"] = "suggest"
+    # When the bot speaks on an issue (comment and labels): ``useful`` only when something clears
+    # the bar (a stated label, a relevant link, a specific request; ``comment.posting``),
+    # ``always`` on every issue, ``never`` not at all. Every triage is recorded for the review
+    # page either way.
+    comment: Literal["useful", "always", "never"] = "useful"
     label_map: dict[str, str] = Field(default_factory=dict)
     needs_review_label: str = Field(default="triage: needs-review", min_length=1, max_length=MAX_LABEL_CHARS)
     thresholds: Thresholds = Field(default_factory=Thresholds)
@@ -90,6 +96,14 @@ class RepoConfig(BaseModel):
     def _yaml_off(cls, value: object) -> object:
         """YAML 1.1 reads a bare ``off`` as the boolean false."""
         return "off" if value is False else value
+
+    @field_validator("comment", mode="before")
+    @classmethod
+    def _yaml_bool(cls, value: object) -> object:
+        """``comment: no`` / ``off`` / ``false`` reach us as a YAML boolean: never; true: always."""
+        if isinstance(value, bool):
+            return "always" if value else "never"
+        return value
 
     @field_validator("label_map")
     @classmethod

@@ -6,12 +6,13 @@ offline answer but never replaces the checks around it."""
 from __future__ import annotations
 
 import logging
-
-import numpy as np
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+
 from triagebot.domain import missing, rules, taxonomy
+from triagebot.domain.environment import framework_of
 from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
 from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 from triagebot.engine import relevance
@@ -148,16 +149,6 @@ def predict(
 
 def _withheld(preds: dict[str, Prediction], dims: tuple[str, ...]) -> dict[str, Prediction]:
     return {dim: p.model_copy(update={"abstained": True}) if dim in dims else p for dim, p in preds.items()}
-
-
-def framework_of(repo: str) -> str | None:
-    """The framework a repository is, so the checklist asks for its own report (``ds_report``...)."""
-    name = repo.lower()
-    for key, framework in (("deepspeed", "deepspeed"), ("colossal", "colossalai"),
-                           ("megatron", "megatron"), ("horovod", "horovod"), ("pytorch", "pytorch")):
-        if key in name:
-            return framework
-    return None
 
 
 def _prediction(dimension: str, choice: Choice, full: str, thresholds: dict[str, float]) -> Prediction:
