@@ -6,9 +6,9 @@ where the bot did commit. Labels ``unknown`` are skipped for that dimension. The
 evaluated is never its own neighbour, and in cross-validation never trains the classifier."""
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
-
 from dataclasses import replace
 from typing import Any
 
@@ -137,7 +137,7 @@ def cross_validate(
         for i in (i for i in covered if record.fold_of[i] == number):
             viewer = Viewer.of(records[i].repo)  # the same rule as Engine.triage
             hits = model.index.search(vecs[i], k=relevance.CANDIDATES,
-                                      visible=lambda item, v=viewer: visible_to(item, v))
+                                      visible=functools.partial(visible_to, viewer=viewer))
             mine = replace(analysed[i], vector=vecs[i])
             triages[i] = predict(records[i], mine, model.index, model.classifier, hits,
                                  calibration=calibration)

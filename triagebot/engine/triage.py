@@ -209,7 +209,8 @@ def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
 def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float) -> Similar:
     return Similar(
         repo=item.repo, number=item.number, url=item.url, title=item.title,
-        score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels, resolution=item.resolution,
-        resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo, status=item.status,
+        score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels,
+        resolution=item.resolution, resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo,
+        status=item.status,
     )
 
