@@ -187,6 +187,17 @@ def _renderer(repos: set[str]) -> Callable[[Any], str]:
     return lambda triage: comment.render(triage, allowed_repos=allowed)
 
 
+def _posting_decision() -> Callable[[Any], bool]:
+    """Whether the service would comment at all, under the default ``comment:`` setting
+    (``useful``): the function the triage job calls, so ``posted`` and ``comment_chars`` are what
+    would be posted."""
+    from triagebot.comment.posting import worth_posting
+    from triagebot.domain.repo_config import RepoConfig
+
+    mode = RepoConfig().comment
+    return lambda triage: worth_posting(triage, mode)
+
+
 def _fold_vectors(directory: Path | None, n: int):  # type: ignore[no-untyped-def]
     if directory is None:
         return None, None
@@ -215,14 +226,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         parts, fold_vectors = _fold_vectors(args.fold_vectors, len(records))
         result = evaluate.cross_validate(records, default_embedder(), args.cv, progress=log,
                                          fold_vectors=fold_vectors, parts=parts,
-                                         render=_renderer({r.repo for r in records}))
+                                         render=_renderer({r.repo for r in records}),
+                                         worth_posting=_posting_decision())
     else:
         engine = load_engine(args.index, use_llm=args.llm)
         overlap = sum(engine.index.row_of(r.key) is not None for r in records)
         if overlap:
             log(f"note: {overlap} of {len(records)} issues are in the index and trained its "
                 "classifier (they are never their own neighbour); use --cv for held-out figures")
-        result = evaluate.evaluate_on_index(engine, records, render=_renderer(engine.repos()))
+        result = evaluate.evaluate_on_index(engine, records, render=_renderer(engine.repos()),
+                                            worth_posting=_posting_decision())
         stats = getattr(engine.refiner, "stats", None)
         if callable(stats):
             result["llm"] = stats().model_dump()

@@ -4,9 +4,10 @@ Kept apart from ``render`` (which assembles, sizes, scans and decides whether to
 piece stays small. Label names always come from ``taxonomy``; anything else passes through
 ``sanitize`` first.
 
-What the comment *states* is decided in one place, ``choice``/``flag``/``stated``: a dimension
-the engine did not abstain on (its calibrated precision threshold) and, for a symptom or root
-cause, one that sits in the stated stage. Everything else appears only in the maintainers'
+What the comment *states* is decided in one place, ``Triage.stated`` (read here through
+``choice``/``flag``), which the backtest shares: a dimension the engine did not abstain on (its
+calibrated precision threshold) and, for a symptom or root cause, one that sits in the stated
+stage. Everything else appears only in the maintainers'
 collapsed block as "not stated", with its confidence.
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from triagebot.comment import advice
 from triagebot.domain import missing, taxonomy
 from triagebot.domain.environment import framework_of
-from triagebot.domain.models import MissingInfo, Prediction, Similar, Triage
+from triagebot.domain.models import FLAG_NO, FLAG_YES, MissingInfo, Prediction, Similar, Triage
 from triagebot.domain.signatures import error_signature
 from triagebot.text import sanitize
 
@@ -57,8 +58,6 @@ FRAMEWORKS = {
     "pytorch/pytorch": "PyTorch",
     "horovod/horovod": "Horovod",
 }
-_YES = {"yes", "true", "1", "y"}
-_NO = {"no", "false", "0", "n"}
 _DIM_LABELS = {
     "stage": "Stage",
     "symptom": "Symptom",
@@ -71,36 +70,17 @@ _FLAG_LABELS = {"distributed_specific": "distributed-specific", "is_bug": "not a
 # --- what the comment states ------------------------------------------------------------------
 
 def choice(triage: Triage, dimension: str) -> str | None:
-    """The id the comment states for a taxonomy dimension, or None.
-
-    Stated means: a real taxonomy id the engine did not abstain on; a symptom or root cause must
-    also belong to the stated stage (a symptom of another stage contradicts it)."""
-    pred = triage.prediction(dimension)
-    if pred.abstained or pred.id == taxonomy.UNKNOWN or taxonomy.label(dimension, pred.id) is None:
-        return None
-    if dimension in ("symptom", "root_cause"):
-        stage = choice(triage, "stage")
-        if stage is not None and taxonomy.stage_of(dimension, pred.id) != stage:
-            return None
-    return pred.id
+    """The id the comment states for a taxonomy dimension, or None (``Triage.stated``: the one
+    definition the backtest shares)."""
+    value = triage.stated(dimension)
+    return value if isinstance(value, str) else None
 
 
 def flag(triage: Triage, dimension: str) -> bool | None:
-    """A yes/no prediction (``distributed_specific``, ``is_bug``) or None when abstained/unclear."""
-    pred = triage.prediction(dimension)
-    value = pred.id.strip().lower()
-    if pred.abstained or value not in _YES | _NO:
-        return None
-    return value in _YES
-
-
-def stated(triage: Triage) -> dict[str, str | bool | None]:
-    """What the public comment asserts per dimension (None: nothing). ``is_bug`` is asserted only
-    as "not a bug"; a bug is what every report is taken to be unless said otherwise."""
-    out: dict[str, str | bool | None] = {dim: choice(triage, dim) for dim in _DIM_LABELS}
-    out["distributed_specific"] = flag(triage, "distributed_specific")
-    out["is_bug"] = False if flag(triage, "is_bug") is False else None
-    return out
+    """What the comment states of a flag (``distributed_specific``; of ``is_bug`` only False,
+    "not a bug"), or None (``Triage.stated``)."""
+    value = triage.stated(dimension)
+    return value if isinstance(value, bool) else None
 
 
 def framework(triage: Triage) -> str | None:
@@ -216,11 +196,8 @@ def _origin(similar: Similar, own_repo: str) -> str:
 
 def asked_missing(triage: Triage) -> list[MissingInfo]:
     """The requests this comment makes: at most three, fitting what it states
-    (``missing.asked``)."""
-    return missing.asked(triage.missing_info, stage=choice(triage, "stage"),
-                         symptom=choice(triage, "symptom"),
-                         distributed=flag(triage, "distributed_specific"),
-                         question=flag(triage, "is_bug") is False)
+    (``missing.asked_in_comment``, which the backtest shares)."""
+    return missing.asked_in_comment(triage)
 
 
 def missing_lines(triage: Triage) -> list[str]:
@@ -329,8 +306,9 @@ def _held_back(triage: Triage) -> str:
     for dim, title in _FLAG_LABELS.items():
         pred = triage.prediction(dim)
         value = pred.id.strip().lower()
-        if pred.abstained and value in _YES | _NO and (dim == "distributed_specific" or value in _NO):
-            shown = title if dim == "is_bug" else f"{title}: {'yes' if value in _YES else 'no'}"
+        known = value in FLAG_YES | FLAG_NO and (dim == "distributed_specific" or value in FLAG_NO)
+        if flag(triage, dim) is None and known:
+            shown = title if dim == "is_bug" else f"{title}: {'yes' if value in FLAG_YES else 'no'}"
             lines.append(f"- {shown} ({pct(pred.confidence)})")
     return f"{HELD_BACK_HEADING}\n" + "\n".join(lines) if lines else ""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from triagebot.domain.models import Environment, MissingInfo
+from triagebot.domain.models import Environment, MissingInfo, Triage
 
 MAX_ITEMS = 5   # gaps the engine records (review page, backtest)
 MAX_ASKED = 3   # requests one public comment makes: a reporter answers three, not eight
@@ -215,6 +215,17 @@ def asked(items: list[MissingInfo], stage: str | None, symptom: str | None = Non
             continue
         picked.append(item)
     return picked[:MAX_ASKED]
+
+
+def asked_in_comment(triage: Triage) -> list[MissingInfo]:
+    """The requests the public comment makes for ``triage``: ``asked`` given what it states
+    (``Triage.stated``). Shared by the comment and the backtest's ``missing``."""
+    stage, symptom = triage.stated("stage"), triage.stated("symptom")
+    distributed = triage.stated("distributed_specific")
+    return asked(triage.missing_info, stage=stage if isinstance(stage, str) else None,
+                 symptom=symptom if isinstance(symptom, str) else None,
+                 distributed=distributed if isinstance(distributed, bool) else None,
+                 question=triage.stated("is_bug") is False)
 
 
 def specific(items: list[MissingInfo], stage: str | None) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from triagebot.domain import rules, taxonomy
+from triagebot.domain import missing, rules, taxonomy
 from triagebot.domain.models import LabelledIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine import crossfit, relevance
@@ -171,19 +171,19 @@ def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage
         if dim in ("distributed_specific", "is_bug"):
             value = None if pred.id == taxonomy.UNKNOWN else pred.id == "yes"
         forced[dim] = value
-        stated[dim] = None if pred.abstained else value
+        stated[dim] = triage.stated(dim)  # the comment's own definition
     posted = (worth_posting or _anything_stated)(triage)
     body = render(triage) if (render and posted) else ""
     return {
         "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
         "forced": forced, "similar": [{"repo": s.repo, "number": s.number} for s in triage.similar],
-        "missing": [m.key for m in triage.missing_info], "comment_chars": len(body),
+        "missing": [m.key for m in missing.asked_in_comment(triage)], "comment_chars": len(body),
     }
 
 
 def _anything_stated(triage: Triage) -> bool:
     return bool(triage.similar) or any(
-        not triage.prediction(d).abstained for d in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"))
+        triage.stated(d) is not None for d in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"))
 
 
 def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIssue],

@@ -26,7 +26,10 @@ log = logging.getLogger(__name__)
 
 # A CUDA mismatch between torch and nvcc while something is being built (``rules.decisive``) is a
 # build failure whatever else the report talks about; the learned model sees too few of them to
-# know. When it picks another stage, nothing of the bug's category is stated.
+# know. When it picks another stage, nothing of the bug's category is stated; when it picks the
+# build stage, that stage is stated even under its calibrated threshold: torch's extension builder
+# refuses a CUDA toolkit other than the one torch was built with, so the stage is certain by
+# mechanism, not by statistics (the record holds one such report, too few to calibrate on).
 DECISIVE_STAGE = "S1"
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
@@ -104,12 +107,14 @@ def stated_as_offline(offline: Triage, refined: Triage) -> Triage:
     the offline engine stated it and the refined id is the same. The offline thresholds are
     calibrated on out-of-fold outcomes; an LLM's confidence is not (no real model has been
     measured here yet), so it cannot be allowed to open the gate."""
-    updates = {}
+    preds = {}
     for dim in (*taxonomy.DIMENSIONS, *BINARY):
         before, after = offline.prediction(dim), refined.prediction(dim)
         stated = not before.abstained and after.id == before.id and not after.abstained
-        if after.abstained != (not stated):
-            updates[dim] = after.model_copy(update={"abstained": not stated})
+        preds[dim] = after if after.abstained == (not stated) else \
+            after.model_copy(update={"abstained": not stated})
+    preds = _hierarchy_kept(preds)
+    updates = {dim: p for dim, p in preds.items() if p is not refined.prediction(dim)}
     return refined.model_copy(update=updates) if updates else refined
 
 
@@ -130,10 +135,12 @@ def predict(
     dists = classifier.distributions(analysed.vector, analysed.features)[0]
     choices = decide(dists)
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
-    if rules.decisive(analysed.full, analysed.env) and choices["stage"].id != DECISIVE_STAGE:
-        preds = _withheld(preds, ("stage", "symptom", "root_cause", "fix_pattern"))
-    if preds["stage"].abstained:  # a symptom or cause names its stage: never one without the other
-        preds = _withheld(preds, ("symptom", "root_cause"))
+    if rules.decisive(analysed.full, analysed.env):
+        if choices["stage"].id != DECISIVE_STAGE:
+            preds = _withheld(preds, ("stage", "symptom", "root_cause", "fix_pattern"))
+        else:  # the model agrees with the rule: the build stage is stated whatever its confidence
+            preds["stage"] = preds["stage"].model_copy(update={"abstained": False})
+    preds = _hierarchy_kept(preds)
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"])
     stage = preds["stage"]
@@ -145,6 +152,14 @@ def predict(
                                           framework=framework_of(issue.repo)),
         environment=analysed.env, source="offline",
     )
+
+
+def _hierarchy_kept(preds: dict[str, Prediction]) -> dict[str, Prediction]:
+    """A symptom or root cause names its stage: never one stated without it, nor outside it."""
+    stage = preds["stage"]
+    outside = tuple(dim for dim in ("symptom", "root_cause")
+                    if stage.abstained or taxonomy.stage_of(dim, preds[dim].id) != stage.id)
+    return _withheld(preds, outside) if outside else preds
 
 
 def _withheld(preds: dict[str, Prediction], dims: tuple[str, ...]) -> dict[str, Prediction]:
