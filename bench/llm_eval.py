@@ -19,7 +19,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from triagebot.engine import evaluate  # noqa: E402
 from triagebot.engine.build import build_index  # noqa: E402
-from triagebot.engine.classify import THRESHOLDS  # noqa: E402
 from triagebot.engine.dataset import read_labelled  # noqa: E402
 from triagebot.engine.embed import MiniLMEmbedder  # noqa: E402
 from triagebot.engine.triage import Engine  # noqa: E402
@@ -50,7 +49,7 @@ def main() -> None:
             base_url = stack.enter_context(FakeLLM(model=args.model)).base_url
         env = {"TRIAGEBOT_LLM_BASE_URL": base_url, "TRIAGEBOT_LLM_MODEL": args.model,
                "OPENAI_API_KEY": "unused", "TRIAGEBOT_LLM_CALLS_PER_HOUR": "100000"}
-        refiner = build_refiner(env, thresholds=THRESHOLDS)
+        refiner = build_refiner(env)
         engine = Engine(index, embedder, classifier=None, refiner=refiner)
         with_llm = evaluate.evaluate_on_index(engine, test)
         stats = refiner.stats() if refiner else {}

@@ -19,7 +19,7 @@ from triagebot.engine import embed
 ROOT = Path(__file__).resolve().parents[2]
 PRED_KEYS = {"id", "name", "confidence"}
 SIMILAR_KEYS = {"repo", "number", "url", "title", "score", "labels", "resolution"}
-SCORE_KEYS = {"n", "accuracy", "macro_f1", "kappa", "coverage", "covered_accuracy"}
+SCORE_KEYS = {"n", "accuracy", "forced_accuracy", "macro_f1", "kappa", "coverage", "covered_accuracy"}
 MB = 1024 * 1024
 
 
@@ -201,6 +201,31 @@ def test_eval_cross_validation(capsys, monkeypatch) -> None:  # type: ignore[no-
     data = json.loads(out)
     assert data["n"] == len(records()) and set(data["stage"]) == SCORE_KEYS
     assert set(data["baselines"]["stage"]) == {"majority", "keyword_rules"}
+
+
+def test_eval_predictions_backtest_writes_what_the_comment_would_state(capsys, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(embed, "default_embedder", lambda *a, **k: embed.HashingEmbedder())
+    out_file = tmp_path / "pred.jsonl"
+    code, out, _ = run_main(capsys, "eval", "--cv", "2", "--data", str(DATA), "--predictions", str(out_file))
+    assert code == 0 and "what the comment states" in out
+    rows = [json.loads(line) for line in out_file.read_text().splitlines()]
+    assert len(rows) == len(records())
+    keys = {"stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug"}
+    for row in rows:
+        assert set(row) == {"repo", "number", "posted", "stated", "forced", "similar", "missing",
+                            "comment_chars"}
+        assert set(row["stated"]) == set(row["forced"]) == keys
+        for dim in keys:  # a stated label is always the forced choice
+            assert row["stated"][dim] is None or row["stated"][dim] == row["forced"][dim]
+        assert (row["comment_chars"] > 0) == row["posted"]
+        assert all(set(s) == {"repo", "number"} for s in row["similar"])
+
+
+def test_eval_fold_vectors_that_do_not_fit_are_one_error(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "folds.json").write_text("[[0, 1]]")
+    code, _, err = run_main(capsys, "eval", "--cv", "2", "--data", str(DATA), "--fold-vectors", str(tmp_path))
+    assert code == 2
+    assert_one_error_line(err, "--fold-vectors:")
 
 
 @pytest.mark.parametrize("folds", ["1", "-3", "33"])

@@ -93,3 +93,23 @@ def test_errors_are_not_serialised():
 def test_bare_off_is_mode_off():
     assert parse_repo_config("mode: off").mode == "off"
     assert parse_repo_config("mode: on").errors
+
+
+def test_comment_setting_defaults_to_useful() -> None:
+    assert RepoConfig().comment == "useful"
+    assert parse_repo_config("mode: apply\n").comment == "useful"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("comment: always", "always"), ("comment: never", "never"), ("comment: useful", "useful"),
+    ("comment: off", "never"), ("comment: no", "never"), ("comment: yes", "always"),
+])
+def test_comment_setting(text: str, expected: str) -> None:
+    cfg = parse_repo_config(text)
+    assert cfg.comment == expected and cfg.errors == []
+
+
+def test_bad_comment_setting_falls_back_to_useful_and_says_why() -> None:
+    cfg = parse_repo_config("mode: apply\ncomment: sometimes\n")
+    assert cfg.comment == "useful" and cfg.mode == "apply"
+    assert len(cfg.errors) == 1 and cfg.errors[0].startswith("comment:")

@@ -107,3 +107,46 @@ def test_deepspeed_report_inside_a_long_issue() -> None:
 def test_nothing_found_in_plain_prose() -> None:
     env = extract("The loss does not go down after a while.")
     assert env.model_dump(exclude_none=True) == {}
+
+
+# --- misreads named in #11 ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    # a commit hash that starts with digits followed by an A100-like run of characters
+    "Reproduces on master (commit 37a1005f2c9e4b1d8a7e6f5c4b3a2918d7e6c5b4) with 8x A100 80GB.",
+    "See https://github.com/microsoft/DeepSpeed/blob/c37a1002f0e9d8c7b6a5/deepspeed/runtime/zero "
+    "and the screenshot ![img](https://user-images.githubusercontent.com/123/37a100-img.png). "
+    "Running on 8 A100 GPUs.",
+    "nvidia-smi -L\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-37a10021-1fd6-a53b-8882-7d59735e0271)\n"
+    "training on 8 x A100",
+])
+def test_hashes_urls_and_uuids_are_not_gpu_counts(text: str) -> None:
+    env = extract(text)
+    assert env.gpu_count in (1, 8) and env.gpu_count != 37
+    assert env.gpu_model is not None and "A100" in env.gpu_model
+
+
+def test_a_hash_alone_gives_no_gpu_count_or_model() -> None:
+    env = extract("Fails since commit 37a1005f2c9e4b1d8a7e on the main branch.")
+    assert (env.gpu_count, env.gpu_model) == (None, None)
+
+
+@pytest.mark.parametrize(("text", "torch"), [
+    ("I use the NGC container nvcr.io/nvidia/pytorch:25.06-py3 with Megatron-LM core_r0.13.0", None),
+    ("Megatron-LM main in the PyTorch 25.06 container on 4 nodes", None),
+    ("docker image: pytorch:21.09-py3 (pytorch 1.10.0, cuda 11.4, python 3.8)", "1.10.0"),
+    ("NGC pytorch:24.10-py3, torch==2.5.0a0+e000cf0", "2.5.0a0+e000cf0"),
+])
+def test_ngc_container_tags_are_not_torch_versions(text: str, torch: str | None) -> None:
+    env = extract(text)
+    assert env.torch == torch
+    assert env.framework_version in (None, "0.13.0")
+
+
+def test_framework_of_repository() -> None:
+    from triagebot.domain.environment import framework_of
+
+    assert [framework_of(r) for r in ("deepspeedai/DeepSpeed", "NVIDIA/Megatron-LM",
+                                      "hpcaitech/ColossalAI", "horovod/horovod", "pytorch/pytorch",
+                                      "bigscience-workshop/Megatron-DeepSpeed", "org/repo", "")] == \
+        ["deepspeed", "megatron", "colossalai", "horovod", "pytorch", "deepspeed", None, None]

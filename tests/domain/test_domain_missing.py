@@ -64,3 +64,98 @@ def test_at_most_five_items_and_stable_for_unknown_stage() -> None:
 def test_repro_present_when_code_is_shown() -> None:
     assert "repro" not in _keys("```python\nimport deepspeed\n```", "S5", False)
     assert "repro" in _keys("inference gives wrong answers", "S5", False)
+
+
+# --- #11: only what fits the stated stage and framework, never what is there --------------------
+
+def _asked(keys: list[str], **stated) -> list[str]:  # type: ignore[no-untyped-def]
+    items = [missing.MissingInfo(key=k, description=k) for k in keys]
+    return [i.key for i in missing.asked(items, **stated)]
+
+
+def test_asked_keeps_at_most_three_in_the_given_order() -> None:
+    keys = ["traceback", "config", "ds_report", "versions", "repro"]
+    assert _asked(keys, stage="S4", distributed=True) == ["traceback", "config", "ds_report"]
+
+
+def test_asked_with_no_stated_stage_keeps_only_generic_requests() -> None:
+    keys = ["launcher_command", "hardware", "ds_report", "cuda", "traceback", "versions"]
+    assert _asked(keys, stage=None, distributed=True) == ["traceback", "versions"]
+
+
+def test_asked_drops_what_does_not_fit_the_stated_symptom() -> None:
+    assert _asked(["versions", "cuda", "traceback"], stage="S1", symptom="1.2") == ["versions", "traceback"]
+    assert _asked(["traceback", "config"], stage="S4", symptom="4.11") == ["config"]
+    assert _asked(["launcher_command", "hardware"], stage="S4", distributed=None) == []
+    assert _asked(["launcher_command", "hardware"], stage="S2", distributed=None) == [
+        "launcher_command"]
+    assert _asked(["launcher_command", "hardware"], stage="S2", symptom="2.2") == [
+        "launcher_command", "hardware"]
+    assert _asked(["traceback", "versions"], stage="S4", question=True) == []
+
+
+def test_cuda_is_asked_only_when_the_report_is_about_building() -> None:
+    assert "cuda" not in _keys("ImportError: cannot import name 'foo' from 'bar'", "S1", False)
+    assert "cuda" in _keys("The op fails to compile with nvcc", "S1", False)
+
+
+def test_a_plain_python_command_is_a_launch_command() -> None:
+    text = "CUDA_VISIBLE_DEVICES=3 python main.py --experiment x gets stuck during init, no error"
+    assert "launcher_command" not in _keys(text, "S2", True)
+
+
+def test_ds_report_outside_builds_only_when_versions_are_missing() -> None:
+    given = "deepspeed 0.12.3, torch 2.1.0: training crashes with an error"
+    assert "ds_report" not in _keys(given, "S4", True, framework="deepspeed")
+    assert "ds_report" in _keys(given, "S1", False, framework="deepspeed")
+    assert "ds_report" in _keys("training crashes with an error", "S4", True, framework="deepspeed")
+
+
+def test_requests_are_worded_for_the_framework() -> None:
+    text = "training crashes with an error, using a plugin"
+    for framework, word, absent in (("megatron", "Megatron arguments", "DeepSpeed"),
+                                    ("colossalai", "GeminiPlugin", "DeepSpeed"),
+                                    ("deepspeed", "DeepSpeed config", "Megatron")):
+        described = " ".join(i.description for i in missing.missing_info(
+            text, extract(text), "S4", True, framework=framework))
+        assert word in described and absent not in described and "ds_report" not in (
+            described if framework != "deepspeed" else "")
+
+
+def test_specific_requests() -> None:
+    traceback = [missing.MissingInfo(key="traceback", description="x")]
+    versions = [missing.MissingInfo(key="versions", description="x")]
+    assert missing.specific(traceback, stage=None) and missing.specific(versions, stage="S1")
+    assert not missing.specific(versions, stage=None) and not missing.specific([], stage="S1")
+
+
+def test_machines_and_launch_command_only_where_they_explain_the_symptom() -> None:
+    keys = ["hardware", "launcher_command", "config"]
+    assert _asked(keys, stage="S4", symptom="4.10", distributed=True) == ["config"]  # checkpoint
+    assert _asked(keys, stage="S4", symptom="4.2", distributed=True) == ["hardware", "config"]
+    assert _asked(keys, stage="S4", symptom="4.7", distributed=True) == keys  # collectives
+    assert _asked(keys, stage="S4", symptom=None, distributed=True) == ["config"]
+
+
+def test_versions_in_prose_or_a_filled_in_versions_section_are_not_asked_again() -> None:
+    prose = "errno 98 Address already in use with torchrun. I tested torch1.10 ~ torch2.1.0."
+    assert extract(prose).torch == "1.10"
+    assert "versions" not in _keys(prose, "S2", True)
+    section = "It fails with an error.\n\n### Versions\n\nPython 3.10, tested on 2.1 and 2.3\n"
+    assert "versions" not in _keys(section, "S4", False)
+
+
+def test_printed_output_without_a_traceback_is_not_asked_for_again() -> None:
+    text = ("My script calls hvd.init(), launched with\n```\nmpirun -n 1 python t.py\n```\n\n"
+            "The output is:\n```\n0.12.1\nAttempting to use an MPI routine after finalizing MPI\n```\n"
+            "That last line looks like an error. I'm on the latest hvd from the master branch.")
+    keys = _keys(text, "S2", True, framework="horovod")
+    assert "traceback" not in keys and "versions" not in keys
+    quoted_only = "Launching the example fails with `All tensors must be on devices[0]: 0`."
+    assert "traceback" in _keys(quoted_only, "S3", True)
+
+
+def test_plugin_arguments_shown_inline_are_a_config() -> None:
+    text = ('Using the Booster with GeminiPlugin (placement_policy="auto") the run crashes with '
+            'CUDA out of memory.\ntorch.cuda.OutOfMemoryError: CUDA out of memory.')
+    assert "config" not in _keys(text, "S4", True, framework="colossalai")

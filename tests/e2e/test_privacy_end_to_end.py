@@ -216,7 +216,7 @@ def test_comments_elsewhere_link_the_public_control_but_never_the_private_issue(
         assert CONTROL_TITLE in body and f"{PUBLIC}/issues/6" in body, body  # not vacuous
         for leak in LEAKS:
             assert leak not in body, (repo, leak)
-        assert "/issues/5" not in body
+        assert not re.search(r"/issues/5(?!\d)", body)  # #5749 of the seed index is not #5
     home = rig.open(PRIVATE, 9, 1)
     assert SECRET_TITLE in home and f"{PRIVATE}/issues/5" in home  # at home it is linked
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from support.engine import DATA, hashing_index, records
-from triagebot.engine import evaluate
+from triagebot.engine import crossfit, evaluate
 from triagebot.engine.dataset import DataError, read_labelled
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.triage import Engine
@@ -22,7 +22,7 @@ def test_score_by_hand() -> None:
     # coverage 3/4; covered accuracy 2/3
     # macro-F1 over truth labels: a: tp1 fp0 fn1 -> 2/3; b: tp1 fp1 fn1 (the abstention) -> 1/2
     # kappa on best guesses (a,a)(a,b)(b,b)(b,b): po=3/4, pe=(2*1+2*3)/16=1/2 -> 1/2
-    assert got == {"n": 4, "accuracy": 0.5, "macro_f1": round((2 / 3 + 1 / 2) / 2, 4),
+    assert got == {"n": 4, "accuracy": 0.5, "forced_accuracy": 0.75, "macro_f1": round((2 / 3 + 1 / 2) / 2, 4),
                    "kappa": 0.5, "coverage": 0.75, "covered_accuracy": 0.6667}
 
 
@@ -35,7 +35,7 @@ def test_score_all_abstained_is_all_wrong() -> None:
 
 def test_score_perfect_and_empty() -> None:
     perfect = evaluate.score([("a", "a", False), ("b", "b", False)])
-    assert perfect == {"n": 2, "accuracy": 1.0, "macro_f1": 1.0, "kappa": 1.0, "coverage": 1.0,
+    assert perfect == {"n": 2, "accuracy": 1.0, "forced_accuracy": 1.0, "macro_f1": 1.0, "kappa": 1.0, "coverage": 1.0,
                        "covered_accuracy": 1.0}
     assert evaluate.score([])["n"] == 0
 
@@ -59,26 +59,26 @@ def test_truth_skips_unknown_labels() -> None:
 
 
 def test_folds_partition_the_records() -> None:
-    folds = evaluate.folds(32, 5)
+    folds = crossfit.folds(32, 5)
     assert sorted(i for fold in folds for i in fold) == list(range(32))
     assert max(map(len, folds)) - min(map(len, folds)) <= 1
-    assert folds == evaluate.folds(32, 5)  # seeded
+    assert folds == crossfit.folds(32, 5)  # seeded
 
 
 def test_cross_validation_never_trains_or_retrieves_a_test_issue(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     seen: list[tuple[str, int]] = []
-    original = evaluate._predict_one
+    original = evaluate.predict
 
-    def checked(record, analysed, index, classifier):  # type: ignore[no-untyped-def]
+    def checked(record, analysed, index, classifier, hits, **kwargs):  # type: ignore[no-untyped-def]
         assert index.row_of(record.key) is None, f"{record.key} is in its own fold's index"
         fitted_on = {item.key for item in index.items}
         assert record.key not in fitted_on
         seen.append(record.key)
-        result = original(record, analysed, index, classifier)
+        result = original(record, analysed, index, classifier, hits, **kwargs)
         assert record.key not in {(s.repo, s.number) for s in result.similar}
         return result
 
-    monkeypatch.setattr(evaluate, "_predict_one", checked)
+    monkeypatch.setattr(evaluate, "predict", checked)
     recs = records()
     result = evaluate.cross_validate(recs, HashingEmbedder(), k=3)
     assert sorted(seen) == sorted(r.key for r in recs)  # every issue tested exactly once
@@ -103,10 +103,11 @@ def test_report_shape_and_hit_at_5() -> None:
     engine = Engine(hashing_index(), HashingEmbedder())
     recs = records()[:6]
     result = evaluate.evaluate_on_index(engine, recs)
-    assert set(result) == {"n", *evaluate.EVAL_DIMENSIONS, "retrieval"}
+    assert set(result) == {"n", *evaluate.EVAL_DIMENSIONS, "retrieval", "predictions", "stated"}
     assert result["n"] == 6
     for dim in evaluate.EVAL_DIMENSIONS:
-        assert set(result[dim]) == {"n", "accuracy", "macro_f1", "kappa", "coverage", "covered_accuracy"}
+        assert set(result[dim]) == {"n", "accuracy", "forced_accuracy", "macro_f1", "kappa", "coverage",
+                                    "covered_accuracy"}
         assert 0.0 <= result[dim]["accuracy"] <= result[dim]["coverage"] + 1e-9 or result[dim]["n"] == 0
     assert 0.0 <= result["retrieval"]["hit_at_5"] <= 1.0
 

@@ -1,18 +1,22 @@
-"""Engine invariants: hierarchy, never itself, resolved first, duplicates -> original, cross-repo,
-abstention under the thresholds. Fast: hashing embedder, 32 labelled fixture issues."""
+"""Engine invariants: hierarchy, never itself, links by relevance above their threshold,
+duplicates -> original, cross-repo, statements only above the calibrated thresholds. Fast: hashing
+embedder, 32 labelled fixture issues."""
 from __future__ import annotations
 
 import json
 
 import pytest
 
-from support.engine import DS_REPO, deepspeed_issue, hashing_index, records, write_index
+from support.engine import DS_REPO, deepspeed_issue, hashing_index, permissive_calibration, records, write_index
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Issue, Similar, Triage
-from triagebot.engine.classify import THRESHOLDS, Classifier, blend, knn_vote, within_stage
+from triagebot.engine import relevance
+from triagebot.engine.classify import Choice, decide, mix
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IndexError_
-from triagebot.engine.triage import SIMILAR_SHOWN, Engine, _prediction, similar_issues
+from triagebot.engine.triage import Engine, _prediction, fit_classifier, similar_issues
+
+GATE = 0.4  # the confidence every dimension needs under the fixture's calibration
 
 DIMS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
 ODD_INPUTS = [
@@ -26,7 +30,7 @@ ODD_INPUTS = [
 
 @pytest.fixture(scope="module")
 def engine() -> Engine:
-    return Engine(hashing_index(), HashingEmbedder())
+    return Engine(hashing_index(calibration=permissive_calibration(GATE)), HashingEmbedder())
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +65,10 @@ def test_abstains_exactly_below_thresholds(triages) -> None:  # type: ignore[no-
         for dim in DIMS:
             pred = result.prediction(dim)
             assert 0.0 <= pred.confidence <= 1.0
-            assert pred.abstained == (pred.confidence < THRESHOLDS[dim]), (dim, pred)
+            if dim == "is_bug" and pred.id == "yes":
+                assert pred.abstained  # only "not a bug" is ever asserted
+                continue
+            assert pred.abstained == (pred.confidence < GATE), (dim, pred)
 
 
 def test_symptom_confidence_never_exceeds_stage_confidence(triages) -> None:  # type: ignore[no-untyped-def]
@@ -84,33 +91,34 @@ def test_exclude_removes_more_issues(engine: Engine) -> None:
     assert record.key not in {(s.repo, s.number) for s in second.similar}
 
 
-def test_resolved_neighbours_first_then_by_score(triages) -> None:  # type: ignore[no-untyped-def]
+def test_links_are_few_unique_and_ranked_by_relevance(triages) -> None:  # type: ignore[no-untyped-def]
     for _, result in triages:
         shown = result.similar
-        assert len(shown) <= SIMILAR_SHOWN
+        assert len(shown) <= relevance.MAX_LINKS
         assert len({(s.repo, s.number) for s in shown}) == len(shown)
-        flags = [s.resolved for s in shown]
-        assert flags == sorted(flags, reverse=True), flags
-        for group in (True, False):
-            scores = [s.score for s in shown if s.resolved is group]
-            assert scores == sorted(scores, reverse=True)
+        scores = [s.relevance for s in shown]
+        assert scores == sorted(scores, reverse=True)
 
 
-def test_unresolved_issue_listed_after_resolved_even_when_closer() -> None:
+def _hits(index, pairs):  # type: ignore[no-untyped-def]
+    return [(index.row_of(key), score) for key, score in pairs]
+
+
+def _links(index, hits, threshold=0.0):  # type: ignore[no-untyped-def]
+    import numpy as np
+
+    features = np.zeros(index.n_features, np.float32)
+    return similar_issues(index, hits, DS_REPO, {}, features, index.calibration, threshold)
+
+
+def test_links_below_the_relevance_threshold_are_dropped() -> None:
     index = hashing_index()
-    rows = [index.row_of((repo, n)) for repo, n in
-            [("hpcaitech/ColossalAI", 205), (DS_REPO, 110), (DS_REPO, 104), (DS_REPO, 101)]]
-    shown = similar_issues(index, list(zip(rows, [0.8, 0.5, 0.45, 0.4])), DS_REPO)
-    assert [s.number for s in shown] == [110, 101, 205, 104]
-    assert [s.resolved for s in shown] == [True, True, False, False]
-
-
-def test_near_duplicate_stays_first_and_dissimilar_neighbours_are_dropped() -> None:
-    index = hashing_index()
-    rows = [index.row_of((repo, n)) for repo, n in
-            [("hpcaitech/ColossalAI", 205), (DS_REPO, 110), (DS_REPO, 104), (DS_REPO, 101)]]
-    shown = similar_issues(index, list(zip(rows, [0.99, 0.5, 0.45, 0.1])), DS_REPO)
-    assert [s.number for s in shown] == [205, 110, 104]  # 101 at 0.1 is noise, not a match
+    hits = _hits(index, [(("hpcaitech/ColossalAI", 205), 0.9), ((DS_REPO, 110), 0.5),
+                         ((DS_REPO, 104), 0.45), ((DS_REPO, 101), 0.1)])
+    kept = _links(index, hits, threshold=0.5)  # cosine-only score: 0.5 at cosine 0.5
+    assert [s.number for s in kept] == [205, 110]
+    assert [s.number for s in _links(index, hits, threshold=float("inf"))] == []
+    assert len(_links(index, hits)) == relevance.MAX_LINKS
 
 
 def test_duplicate_neighbour_points_to_its_original() -> None:
@@ -133,7 +141,7 @@ def test_duplicate_of_a_missing_original_is_kept() -> None:
     dup_key = (DS_REPO, 116)
     dup = index.items[index.row_of(dup_key)]
     index.update_labels(dup_key, dup.model_copy(update={"close_reason": "duplicate", "duplicate_of": 99_999}))
-    shown = similar_issues(index, [(index.row_of(dup_key), 0.9)], DS_REPO)
+    shown = _links(index, [(index.row_of(dup_key), 0.9)])
     assert [(s.repo, s.number) for s in shown] == [dup_key]
 
 
@@ -143,7 +151,7 @@ def test_duplicate_and_original_both_hit_are_shown_once() -> None:
     dup = index.items[index.row_of(dup_key)]
     index.update_labels(dup_key, dup.model_copy(update={"close_reason": "duplicate", "duplicate_of": 110}))
     hits = [(index.row_of(dup_key), 0.9), (index.row_of((DS_REPO, 110)), 0.8)]
-    shown = similar_issues(index, hits, DS_REPO)
+    shown = _links(index, hits)
     assert [s.number for s in shown] == [110]
     assert shown[0].score == 0.9  # the duplicate's closeness carries over to the original
 
@@ -195,10 +203,13 @@ def test_retrain_learns_a_maintainers_correction() -> None:
     item = index.items[index.row_of(key)]
     index.update_labels(key, item.model_copy(update={"labels": item.labels.model_copy(
         update={"stage": "S1", "symptom": "1.1", "root_cause": "R1.2"})}))
+    before = engine.classifier.distributions(index.vectors[index.row_of(key)],
+                                             index.features[index.row_of(key)])[0]["stage"]
     engine.retrain()
-    vote = knn_vote(index, index.search(index.vectors[index.row_of(key)], k=3), "stage")
-    assert vote.get("S1", 0) > 0
+    after = engine.classifier.distributions(index.vectors[index.row_of(key)],
+                                            index.features[index.row_of(key)])[0]["stage"]
     assert "S1" in engine.classifier.models["stage"].classes
+    assert after["S1"] > before.get("S1", 0.0)
 
 
 def test_load_from_a_directory_picks_the_recorded_embedder(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -218,42 +229,52 @@ def test_load_refuses_an_index_built_with_other_rule_features(tmp_path) -> None:
 
 
 def test_prediction_of_nothing_is_unknown_and_abstains() -> None:
-    pred = _prediction("symptom", {}, "")
+    pred = _prediction("symptom", Choice(taxonomy.UNKNOWN, 0.0, []), "", {"symptom": 0.0})
     assert (pred.id, pred.confidence, pred.abstained) == (taxonomy.UNKNOWN, 0.0, True)
 
 
-def test_flat_stage_distribution_abstains() -> None:
-    pred = _prediction("stage", {s: 0.2 for s in taxonomy.STAGES}, "")
-    assert pred.abstained and pred.id == "S1"  # ties break by id, deterministically
+def test_a_dimension_is_stated_only_at_or_above_its_threshold() -> None:
+    choice = Choice("4.2", 0.6, [("4.3", 0.3)])
+    assert not _prediction("symptom", choice, "", {"symptom": 0.6}).abstained
+    assert _prediction("symptom", choice, "", {"symptom": 0.61}).abstained
+    assert _prediction("symptom", choice, "", {}).abstained  # no record: never stated
 
 
-def test_scaled_prediction_abstains_under_an_unsure_stage() -> None:
-    assert not _prediction("symptom", {"4.2": 0.9, "4.3": 0.1}, "").abstained
-    assert _prediction("symptom", {"4.2": 0.9, "4.3": 0.1}, "", scale=0.2).abstained
+def test_only_not_a_bug_is_ever_asserted() -> None:
+    assert _prediction("is_bug", Choice("yes", 0.99, []), "", {"not_a_bug": 0.5}).abstained
+    assert not _prediction("is_bug", Choice("no", 0.9, []), "", {"not_a_bug": 0.5}).abstained
 
 
-def test_blend_by_hand() -> None:
-    mixed = blend({"a": 0.8, "b": 0.2}, {"b": 1.0}, weight=0.35)
+def test_flat_stage_distribution_breaks_ties_by_id() -> None:
+    choice = decide({"stage": {s: 0.2 for s in taxonomy.STAGES}})["stage"]
+    assert choice.id == "S1" and choice.confidence == pytest.approx(0.2)
+
+
+def test_a_sure_symptom_carries_its_stage_and_is_capped_by_it() -> None:
+    chosen = decide({"stage": {"S4": 0.45, "S2": 0.55}, "symptom": {"4.2": 0.95, "2.2": 0.05}})
+    assert (chosen["stage"].id, chosen["symptom"].id) == ("S4", "4.2")
+    assert chosen["symptom"].confidence <= chosen["stage"].confidence
+
+
+def test_symptom_stays_inside_a_sure_stage() -> None:
+    chosen = decide({"stage": {"S4": 0.99, "S2": 0.01}, "symptom": {"2.2": 0.6, "4.2": 0.4}})
+    assert (chosen["stage"].id, chosen["symptom"].id) == ("S4", "4.2")
+
+
+def test_mix_by_hand() -> None:
+    mixed = mix({"a": 0.8, "b": 0.2}, {"b": 1.0}, weight=0.35)
     assert mixed == pytest.approx({"a": 0.52, "b": 0.48})
-    assert blend({"a": 1.0}, {}) == {"a": 1.0}
+    assert mix({"a": 1.0}, {}, 0.5) == {"a": 1.0}
 
 
-def test_within_stage_renormalises_and_drops_other_stages() -> None:
-    dist = {"4.2": 0.3, "4.3": 0.1, "2.2": 0.6}
-    assert within_stage(dist, "symptom", "S4") == pytest.approx({"4.2": 0.75, "4.3": 0.25})
-    assert within_stage(dist, "symptom", "S5") == {}
-
-
-def test_non_bugs_vote_on_stage_but_not_on_symptom() -> None:
+def test_questions_teach_the_bug_head() -> None:
     index = hashing_index()
-    question = index.row_of(("microsoft/DeepSpeed", 120))
-    assert knn_vote(index, [(question, 0.9)], "stage") == {"S4": 1.0}
-    assert knn_vote(index, [(question, 0.9)], "symptom") == {}
-    assert knn_vote(index, [(question, 0.9)], "is_bug") == {"no": 1.0}
+    classifier = fit_classifier(index)
+    assert set(classifier.models["is_bug"].classes) == {"yes", "no"}
 
 
 def test_classifier_never_trains_on_unknown_labels() -> None:
-    classifier = Classifier.fit(hashing_index())
+    classifier = fit_classifier(hashing_index())
     for dim in ("symptom", "root_cause", "fix_pattern"):
         assert taxonomy.UNKNOWN not in classifier.models[dim].classes
 
@@ -264,3 +285,41 @@ def test_tiny_index_with_one_class_still_triages() -> None:
     result = engine.triage(Issue(title="NCCL timeout", body="init hangs"))
     assert result.stage.id == "S2"
     assert taxonomy.consistent(result.stage.id, result.symptom.id, result.root_cause.id)
+
+
+def test_the_llm_can_withhold_a_statement_but_never_add_one(engine: Engine) -> None:
+    from triagebot.engine.triage import stated_as_offline
+
+    offline = engine.triage(Issue(title="NCCL timeout", body="Watchdog caught collective operation timeout"))
+    stated = [d for d in DIMS if not offline.prediction(d).abstained]
+    held = [d for d in DIMS if offline.prediction(d).abstained]
+    assert stated and held
+    louder = offline.model_copy(update={d: offline.prediction(d).model_copy(
+        update={"abstained": False, "confidence": 0.99}) for d in held})
+    assert all(stated_as_offline(offline, louder).prediction(d).abstained for d in held)
+    other = stated[0]
+    switched = offline.model_copy(update={other: offline.prediction(other).model_copy(
+        update={"id": "S1" if other == "stage" else offline.prediction(other).id + "x"})})
+    assert stated_as_offline(offline, switched).prediction(other).abstained
+    assert stated_as_offline(offline, offline) == offline
+
+
+def test_a_repository_can_ask_for_more_precision() -> None:
+    index = hashing_index(calibration=permissive_calibration(0.3))
+    index.calibration.outcomes["stage"] = index.calibration.outcomes["stage"].of(
+        [(0.9, True)] * 20 + [(0.5, True)] * 16 + [(0.5, False)] * 4)
+    engine = Engine(index, HashingEmbedder())
+    assert index.calibration.threshold("stage", 0.75) == 0.5
+    assert index.calibration.threshold("stage", 0.95) == 0.9
+    issue = Issue(title="NCCL timeout", body="Watchdog caught collective operation timeout")
+    strict = engine.triage(issue, targets={"stage": 0.95})
+    assert strict.stage.abstained == (strict.stage.confidence < 0.9)
+
+
+def test_a_cuda_mismatch_while_building_vetoes_any_other_stage(engine: Engine) -> None:
+    body = ("RuntimeError: Error building extension 'fused_adam'\n"
+            "torch 2.1.0+cu118, torch.version.cuda 11.8\n"
+            "nvcc --version: Cuda compilation tools, release 12.1, V12.1.105\n")
+    result = engine.triage(Issue(title="fused_adam fails to build", body=body))
+    if result.stage.id != "S1":
+        assert all(result.prediction(d).abstained for d in ("stage", "symptom", "root_cause", "fix_pattern"))

@@ -38,6 +38,7 @@ LLM_KEY = "sk-pipeline-llm-key-0123456789"
 SECRETS = (WEBHOOK_SECRET, PRIVATE_KEY.strip(), "MIIEpipelineTESTkeyNOTREAL0123456789", LLM_KEY)
 REPO = "org/repo"
 CONFIG = """mode: apply
+comment: always
 label_map:
   S4: "stage: training"
   "4.2": "symptom: memory"

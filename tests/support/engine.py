@@ -6,10 +6,13 @@ import json
 from pathlib import Path
 
 from triagebot.domain.models import LabelledIssue
+from triagebot.engine import relevance
 from triagebot.engine.build import build_index
+from triagebot.engine.calibration import DEFAULT_TARGETS, Calibration, Outcomes
 from triagebot.engine.dataset import read_labelled
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IssueIndex
+from triagebot.engine.relevance import RelevanceModel
 
 DATA = Path(__file__).with_name("engine_data.jsonl")
 DS_REPO = "microsoft/DeepSpeed"
@@ -34,8 +37,19 @@ def records() -> list[LabelledIssue]:
     return read_labelled(DATA)
 
 
-def hashing_index(recs: list[LabelledIssue] | None = None) -> IssueIndex:
+def permissive_calibration(threshold_confidence: float = 0.0) -> Calibration:
+    """A record under which every confidence >= ``threshold_confidence`` clears every target, and
+    links are scored by cosine alone: tests of what the comment does with statements and links."""
+    record = Outcomes.of([(threshold_confidence, True)] * 20 + [(threshold_confidence - 1.0, False)] * 20)
+    cosine_only = RelevanceModel(weights=[8.0] + [0.0] * (len(relevance.FEATURES) - 1), bias=-4.0)
+    return Calibration(outcomes={dim: record for dim in DEFAULT_TARGETS}, relevance=cosine_only)
+
+
+def hashing_index(recs: list[LabelledIssue] | None = None,
+                  calibration: Calibration | None = None) -> IssueIndex:
+    """A small index (too small to calibrate itself) with a permissive calibration by default."""
     index, _ = build_index(records() if recs is None else recs, HashingEmbedder())
+    index.calibration = calibration or permissive_calibration()
     return index
 
 

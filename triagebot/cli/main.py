@@ -65,6 +65,9 @@ def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
     build = index.add_parser("build", help="build an index from labelled issues (JSON lines)")
     build.add_argument("--data", required=True, type=Path, help="labelled issues, one JSON a line")
     build.add_argument("--out", required=True, type=Path, help="index directory to write")
+    build.add_argument("--fold-vectors", type=Path, default=None, metavar="DIR",
+                       help="per-fold vectors of a fine-tuned encoder (scripts/train_encoder.py) "
+                            "for an honest calibration")
     build.set_defaults(func=cmd_index_build)
     info = index.add_parser("info", help="describe an index")
     info.add_argument("--index", type=Path, default=None)
@@ -78,7 +81,8 @@ def cmd_index_build(args: argparse.Namespace) -> int:
     from triagebot.engine.embed import default_embedder
 
     records = read_labelled(args.data)
-    index, rate = build_index(records, default_embedder())
+    parts, fold_vectors = _fold_vectors(args.fold_vectors, len(records))
+    index, rate = build_index(records, default_embedder(), fold_vectors=fold_vectors, parts=parts)
     index.save(args.out)
     print(f"indexed {len(index)} issues into {args.out} ({rate:.1f} issues/s)")
     return 0
@@ -168,7 +172,41 @@ def _register_eval(sub) -> None:  # type: ignore[no-untyped-def]
     ev.add_argument("--cv", type=int, default=0, metavar="K", help="k-fold cross-validation on --data")
     ev.add_argument("--json", action="store_true", help="print exactly one JSON object")
     ev.add_argument("--llm", action="store_true", help="evaluate with the configured LLM on")
+    ev.add_argument("--predictions", type=Path, default=None, metavar="OUT.jsonl",
+                    help="write what the comment would state for each issue (the backtest)")
+    ev.add_argument("--fold-vectors", type=Path, default=None, metavar="DIR",
+                    help="with --cv: per-fold vectors of a fine-tuned encoder (its own folds)")
     ev.set_defaults(func=cmd_eval)
+
+
+def _renderer(repos: set[str]) -> Callable[[Any], str]:
+    """The public comment as the service renders it, for the backtest's lengths."""
+    from triagebot.comment import render as comment
+
+    allowed = frozenset(repos)
+    return lambda triage: comment.render(triage, allowed_repos=allowed)
+
+
+def _posting_decision() -> Callable[[Any], bool]:
+    """Whether the service would comment at all, under the default ``comment:`` setting
+    (``useful``): the function the triage job calls, so ``posted`` and ``comment_chars`` are what
+    would be posted."""
+    from triagebot.comment.posting import worth_posting
+    from triagebot.domain.repo_config import RepoConfig
+
+    mode = RepoConfig().comment
+    return lambda triage: worth_posting(triage, mode)
+
+
+def _fold_vectors(directory: Path | None, n: int):  # type: ignore[no-untyped-def]
+    if directory is None:
+        return None, None
+    from triagebot.engine.crossfit import load_fold_vectors
+
+    try:
+        return load_fold_vectors(directory, n)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"--fold-vectors: {exc}") from None
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -185,30 +223,53 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise UserError("--cv with --llm is not supported; build an index and use --index")
         from triagebot.engine.embed import default_embedder
 
-        result = evaluate.cross_validate(records, default_embedder(), args.cv, progress=log)
+        parts, fold_vectors = _fold_vectors(args.fold_vectors, len(records))
+        result = evaluate.cross_validate(records, default_embedder(), args.cv, progress=log,
+                                         fold_vectors=fold_vectors, parts=parts,
+                                         render=_renderer({r.repo for r in records}),
+                                         worth_posting=_posting_decision())
     else:
         engine = load_engine(args.index, use_llm=args.llm)
         overlap = sum(engine.index.row_of(r.key) is not None for r in records)
         if overlap:
             log(f"note: {overlap} of {len(records)} issues are in the index and trained its "
                 "classifier (they are never their own neighbour); use --cv for held-out figures")
-        result = evaluate.evaluate_on_index(engine, records)
+        result = evaluate.evaluate_on_index(engine, records, render=_renderer(engine.repos()),
+                                            worth_posting=_posting_decision())
         stats = getattr(engine.refiner, "stats", None)
         if callable(stats):
             result["llm"] = stats().model_dump()
     result["seconds"] = round(time.perf_counter() - start, 1)
+    rows = result.pop("predictions", [])
+    if args.predictions:
+        with open(args.predictions, "w", encoding="utf-8") as out:
+            out.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     print(json.dumps(result) if args.json else format_report(result))
     return 0
 
 
 def format_report(result: dict) -> str:  # type: ignore[type-arg]
     lines = [f"n = {result['n']}",
-             f"{'dimension':<22}{'n':>5}{'acc':>8}{'macroF1':>9}{'kappa':>8}{'cover':>8}{'cov.acc':>9}"]
+             f"{'dimension':<22}{'n':>5}{'forced':>8}{'acc':>8}{'macroF1':>9}{'kappa':>8}{'cover':>8}"
+             f"{'cov.acc':>9}"]
     for dim in ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific"):
         m = result[dim]
-        lines.append(f"{dim:<22}{m['n']:>5}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
+        lines.append(f"{dim:<22}{m['n']:>5}{m['forced_accuracy']:>8.3f}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
                      f"{m['kappa']:>8.3f}{m['coverage']:>8.3f}{m['covered_accuracy']:>9.3f}")
     lines.append(f"retrieval hit@5 = {result['retrieval']['hit_at_5']:.3f}")
+    stated = result.get("stated")
+    if stated:
+        lines.append("what the comment states (precision of stated labels, share of issues stated):")
+        for dim in ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "not_a_bug"):
+            m = stated[dim]
+            shown = "-" if m["precision"] is None else f"{m['precision']:.3f}"
+            lines.append(f"  {dim:<22} precision {shown:>6}  coverage {m['coverage']:.3f}  ({m['stated']} stated)")
+        links = stated["links"]
+        shown = "-" if links["precision"] is None else f"{links['precision']:.3f}"
+        lines.append(f"  links: {links['per_issue']:.2f} per issue, precision {shown} (same symptom), "
+                     f"issues with a relevant link {links['issues_with_relevant_link']:.3f}")
+        lines.append(f"  posted on {stated['posted']['share']:.3f} of issues, "
+                     f"median comment {stated['posted']['median_chars']} chars")
     if "llm" in result:
         llm = result["llm"]
         lines.append(f"llm: {llm['calls']} calls, {llm['cache_hits']} cache hits, "

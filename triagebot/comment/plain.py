@@ -1,13 +1,15 @@
 """Triage -> plain text for the CLI (``triagebot triage``). Pure.
 
-The same facts as the comment, without Markdown, and terminal-safe: user-derived text loses its
-control characters, so a title carrying ANSI escapes cannot repaint the maintainer's terminal. Unlike
-the public comment it names the best guess behind an "unsure", because its reader is a maintainer
-evaluating the bot.
+The same rules as the comment, without Markdown, and terminal-safe: user-derived text loses its
+control characters, so a title carrying ANSI escapes cannot repaint the maintainer's terminal.
+A dimension is shown as the comment states it, or as "unsure" with the best guess behind it (what
+the comment keeps in its maintainers' block); the advice, links and requests are exactly the
+comment's, and a last line says whether the bot would post at all.
 """
 from __future__ import annotations
 
-from triagebot.comment.sections import MAX_MISSING, pct, split_similar, tips
+from triagebot.comment.posting import worth_posting
+from triagebot.comment.sections import asked_missing, choice, flag, pct, split_similar, tips
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Similar, Triage
 from triagebot.text import sanitize
@@ -23,20 +25,29 @@ _TITLES = {
 
 
 def render_text(triage: Triage) -> str:
-    """Human-readable plain text for the CLI: one line per dimension, then the lists."""
+    """Human-readable plain text for the CLI: one line per dimension, then the lists, then
+    whether the bot would comment with the default ``comment: useful``."""
     lines = [f"{title:<14}{_choice(triage, dim)}" for dim, title in _TITLES.items()]
     resolved, unresolved = split_similar(triage.similar)
     lines += _block("What to try first:", tips(triage, markdown=False))
     lines += _block("Similar issues:", [_similar(s) for s in resolved + unresolved])
-    missing = triage.missing_info[:MAX_MISSING]
-    lines += _block("Missing information:", [sanitize.plain(m.description, 160) for m in missing])
+    lines += _block("Missing information:",
+                    [sanitize.plain(m.description, 160) for m in asked_missing(triage)])
     lines += _block("Evidence:", _evidence(triage))
     lines += _block("Notes:", [sanitize.plain(n, 200) for n in triage.notes[:5]])
-    return "\n".join(lines + ["", f"source: {triage.source}"]) + "\n"
+    posted = "yes" if worth_posting(triage) else "no, nothing clears the bar"
+    return "\n".join(lines + ["", f"would comment (comment: useful): {posted}",
+                               f"source: {triage.source}"]) + "\n"
 
 
 def _block(title: str, items: list[str]) -> list[str]:
     return ["", title] + [f"  - {item}" for item in items] if items else []
+
+
+def _stated(triage: Triage, dimension: str) -> bool:
+    if dimension in ("distributed_specific", "is_bug"):
+        return flag(triage, dimension) is not None
+    return choice(triage, dimension) is not None
 
 
 def _choice(triage: Triage, dimension: str) -> str:
@@ -46,7 +57,7 @@ def _choice(triage: Triage, dimension: str) -> str:
     else:
         value = f"{taxonomy.name(dimension, pred.id)} ({sanitize.plain(pred.id, 10)})"
     conf = pct(pred.confidence)
-    return f"unsure (best guess {value}, {conf})" if pred.abstained else f"{value}, {conf}"
+    return f"{value}, {conf}" if _stated(triage, dimension) else f"unsure (best guess {value}, {conf})"
 
 
 def _similar(similar: Similar) -> str:

@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from triagebot.comment.plain import render_text
+from triagebot.comment.posting import CommentMode, posting_reasons, worth_posting
 from triagebot.comment.sections import (
+    COMMANDS,
+    EVIDENCE_HEADING,
+    HEADING,
     NOT_A_BUG_NOTE,
-    QUOTES_NOTE,
     choice,
     details_block,
-    evidence_lines,
     missing_lines,
-    quotes_report,
     similar_line,
     split_similar,
     summary_lines,
@@ -26,23 +27,27 @@ from triagebot.comment.sections import (
 from triagebot.domain.models import Triage
 from triagebot.text import sanitize
 
-__all__ = ["MARKER", "NOT_A_BUG_NOTE", "render", "render_fallback", "render_text"]
+__all__ = ["EVIDENCE_HEADING", "HEADING", "MARKER", "NOT_A_BUG_NOTE", "CommentMode", "render",
+           "render_fallback", "render_text", "worth_posting", "posting_reasons"]
 
 MARKER = "<!-- triagebot:v1 -->"
 MAX_CHARS = 10_000  # well under GitHub's 65,536 (RELIABILITY 39)
+# The length a comment should stay under to be read (#11). Over it, the least useful parts go
+# first, one more at each step: the runner-up labels and the detected environment (both restate
+# what a maintainer sees anyway), evidence quotes beyond one per label, the second tip, the
+# neighbour counts in the evidence, the titles of related issues without a fix, then the titles
+# of the linked fixes (their resolutions always stay whole).
+TARGET_CHARS = 1_500
+SHED_ORDER = ("alternatives", "environment", "one_quote", "second_tip", "agreement",
+              "related_titles", "short_links")
+SHEDDING = tuple(frozenset(SHED_ORDER[:n]) for n in range(len(SHED_ORDER) + 1))
 
-HEADING = "**Automated triage**"
-TIPS_HEADING = "#### What to try first"
 SIMILAR_HEADING = "#### How similar issues were fixed"
+TIPS_HEADING = "#### What to try first"
 MISSING_HEADING = "#### Please add"
-EVIDENCE_HEADING = "#### Why I think so"
-FOOTER = (
-    "---\n"
-    "_How to correct me:_ maintainers can reply with `/triage symptom 4.2`, `/triage stage S4`, "
-    "`/triage cause R4.2`, `/triage fix F2`, `/triage distributed yes` (or `no`), "
-    "`/triage not-a-bug`, or just `/triage` to run the triage again. Ids follow the bug taxonomy of "
-    "distributed training frameworks by Ma et al.; corrections improve later suggestions."
-)
+# The correction commands: the last line of the maintainers' block, or of the comment when that
+# block had to be dropped for size.
+FOOTER = COMMANDS
 FALLBACK_TOO_LONG = "The full triage did not fit in a comment. Maintainers can re-run it with `/triage`."
 FALLBACK_WITHHELD = "The full triage was withheld by a safety check. Maintainers can re-run it with `/triage`."
 
@@ -56,12 +61,17 @@ def render(
 ) -> str:
     """The whole comment, starting with ``MARKER`` so a re-triage edits it instead of duplicating.
 
-    Over ``max_chars`` the details block goes first, then the similar issues; if it still does not
-    fit, or the secret scan finds anything (``secrets``: configured values such as the webhook
-    secret), the id-only fallback is returned instead."""
+    Over ``TARGET_CHARS`` parts go in the order of ``SHEDDING``; over ``max_chars`` the details
+    block goes, then the similar issues; if it still does not fit, or the secret scan finds
+    anything (``secrets``: configured values such as the webhook secret), the id-only fallback is
+    returned instead."""
     allowed = _allowed(triage, allowed_repos)
+    for shed in SHEDDING:
+        body = _compose(triage, allowed, "full", shed)
+        if len(body) < TARGET_CHARS and len(body) <= max_chars:
+            break
     for level in ("full", "no_details", "no_similar"):
-        body = _compose(triage, allowed, level)
+        body = _compose(triage, allowed, level, shed)
         if len(body) <= max_chars:
             break
     else:
@@ -96,22 +106,21 @@ def _allowed(triage: Triage, extra: Iterable[str]) -> frozenset[str]:
     return frozenset(repos)
 
 
-def _compose(triage: Triage, allowed: frozenset[str], level: str) -> str:
+def _compose(triage: Triage, allowed: frozenset[str], level: str,
+             shed: frozenset[str] = frozenset()) -> str:
+    """The reporter's block (stated labels, fixes of relevant resolved issues, what to try, what
+    to add), then the maintainers' collapsed block, which also carries the correction commands."""
     resolved, unresolved = split_similar(triage.similar)
-    sections = [
-        f"{MARKER}\n{HEADING}\n\n" + "\n".join(summary_lines(triage)),
-        _section(TIPS_HEADING, [f"- {tip}" for tip in tips(triage)]),
-    ]
+    short = "short_links" in shed
+    sections = [f"{MARKER}\n" + "\n".join(summary_lines(triage))]
     if level != "no_similar":
-        lines = [similar_line(s, triage.repo, allowed, with_resolution=True) for s in resolved]
+        lines = [similar_line(s, triage.repo, allowed, with_resolution=True, short=short)
+                 for s in resolved]
         sections.append(_section(SIMILAR_HEADING, lines))
+    advice = tips(triage, limit=1 if "second_tip" in shed else 2)
+    sections.append(_section(TIPS_HEADING, [f"- {tip}" for tip in advice]))
     sections.append(_section(MISSING_HEADING, missing_lines(triage)))
-    evidence = evidence_lines(triage)
-    note = [QUOTES_NOTE] if evidence and quotes_report(triage) else []
-    sections.append(_section(EVIDENCE_HEADING, note + evidence))
-    if level == "full":
-        sections.append(details_block(triage, unresolved, allowed))
-    sections.append(FOOTER)
+    sections.append(details_block(triage, unresolved, allowed, shed) if level == "full" else FOOTER)
     return "\n\n".join(s for s in sections if s) + "\n"
 
 

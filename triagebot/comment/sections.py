@@ -1,40 +1,52 @@
 """The pieces of the triage comment, one function per section. Pure.
 
-Kept apart from ``comment.py`` (which assembles, sizes and scans) so each piece stays small. Label
-names always come from ``taxonomy``; anything else passes through ``sanitize`` first.
+Kept apart from ``render`` (which assembles, sizes, scans and decides whether to post) so each
+piece stays small. Label names always come from ``taxonomy``; anything else passes through
+``sanitize`` first.
+
+What the comment *states* is decided in one place, ``Triage.stated`` (read here through
+``choice``/``flag``), which the backtest shares: a dimension the engine did not abstain on (its
+calibrated precision threshold) and, for a symptom or root cause, one that sits in the stated
+stage. Everything else appears only in the maintainers'
+collapsed block as "not stated", with its confidence.
 """
 from __future__ import annotations
 
-from triagebot.domain import taxonomy
-from triagebot.domain.models import Prediction, Similar, Triage
+from triagebot.comment import advice
+from triagebot.domain import missing, taxonomy
+from triagebot.domain.environment import framework_of
+from triagebot.domain.models import FLAG_NO, FLAG_YES, MissingInfo, Prediction, Similar, Triage
 from triagebot.domain.signatures import error_signature
 from triagebot.text import sanitize
 
-MAX_SIMILAR = 5
-MAX_TIPS = 4
-MAX_MISSING = 8
+MAX_SIMILAR = 3  # the engine links 0-3 relevant issues; never more, whatever it hands over
+MAX_MISSING = missing.MAX_ASKED
 MAX_EVIDENCE = 3
-MAX_ALTERNATIVES = 3
-RESOLUTION_CHARS = 200
-TITLE_CHARS = 100
-# Advice is only drawn from labels the bot is reasonably sure of: a wrong tip sends the reporter
-# down the wrong path, which costs more than no tip.
-TIP_MIN_CONFIDENCE = 0.4
+MAX_ALTERNATIVES = 2
+MIN_ALTERNATIVE = 0.15  # a runner-up under 15% tells a maintainer nothing
+RESOLUTION_CHARS = 260  # a whole sentence: a fix cut in the middle reads as a different fix
+TITLE_CHARS = 50
+# Quotes per label once a comment is over its length budget (``render.SHED_ORDER``).
+QUOTES_PER_LABEL = 1
 
-DETAILS_SUMMARY = "Alternatives, related issues and details"
-# Said once under "Why I think so" when it quotes the report: the quotes are the report's words.
+DETAILS_SUMMARY = "For maintainers"
+LABELS_HEADING = "**Labels**"
+EVIDENCE_HEADING = "**Why**"
+# Said once under ``EVIDENCE_HEADING`` when it quotes the report: the quotes are the report's
+# words, not the bot's (RELIABILITY 38).
 QUOTES_NOTE = "_Lines in `code` are quoted from the report: the report says them, not the bot._"
+HELD_BACK_HEADING = "**Not stated** (below the precision threshold)"
 ALTERNATIVES_HEADING = "**Other candidates**"
 RELATED_HEADING = "**Related, no known fix**"
 ENVIRONMENT_HEADING = "**Detected environment**"
-UNSURE = "unsure"
-UNSURE_STAGE = "I am unsure which stage this belongs to; a maintainer will take a look."
+HEADING = "**Automated triage**"
+NOTHING_STATED = "no classification I am confident of"
 NOT_A_BUG_NOTE = (
     "This reads more like a question, a feature request or a usage issue than a framework bug."
 )
-QUESTION_TIP = (
-    "Start with the similar issues listed here and the framework's documentation; debugging steps "
-    "for bugs do not apply to a usage question."
+COMMANDS = (
+    "Correct me with `/triage stage S4`, `symptom 4.2`, `cause R4.2`, `fix F2`, `distributed no` "
+    "or `not-a-bug`; `/triage` re-runs."
 )
 
 # Display names of the frameworks, so a cross-repo match reads "(Colossal-AI)".
@@ -46,86 +58,79 @@ FRAMEWORKS = {
     "pytorch/pytorch": "PyTorch",
     "horovod/horovod": "Horovod",
 }
-_YES = {"yes", "true", "1", "y"}
-_NO = {"no", "false", "0", "n"}
 _DIM_LABELS = {
     "stage": "Stage",
     "symptom": "Symptom",
     "root_cause": "Root cause",
     "fix_pattern": "Fix pattern",
 }
+_FLAG_LABELS = {"distributed_specific": "distributed-specific", "is_bug": "not a bug"}
 
+
+# --- what the comment states ------------------------------------------------------------------
 
 def choice(triage: Triage, dimension: str) -> str | None:
-    """The predicted id when it is a real taxonomy id and not abstained, else None."""
-    pred = triage.prediction(dimension)
-    if pred.abstained or pred.id == taxonomy.UNKNOWN or taxonomy.label(dimension, pred.id) is None:
-        return None
-    return pred.id
+    """The id the comment states for a taxonomy dimension, or None (``Triage.stated``: the one
+    definition the backtest shares)."""
+    value = triage.stated(dimension)
+    return value if isinstance(value, str) else None
+
+
+def flag(triage: Triage, dimension: str) -> bool | None:
+    """What the comment states of a flag (``distributed_specific``; of ``is_bug`` only False,
+    "not a bug"), or None (``Triage.stated``)."""
+    value = triage.stated(dimension)
+    return value if isinstance(value, bool) else None
+
+
+def framework(triage: Triage) -> str | None:
+    """The framework whose tools the comment may name: the repository's, else the report's."""
+    return framework_of(triage.repo) or triage.environment.framework
 
 
 def pct(confidence: float) -> str:
     return f"{round(confidence * 100)}%"
 
 
-def flag(triage: Triage, dimension: str) -> bool | None:
-    """A yes/no prediction (``distributed_specific``, ``is_bug``) or None when abstained/unclear."""
-    pred = triage.prediction(dimension)
-    value = pred.id.strip().lower()
-    if pred.abstained or value not in _YES | _NO:
-        return None
-    return value in _YES
-
-
-def _named(triage: Triage, dimension: str) -> str:
-    label_id = choice(triage, dimension)
-    if label_id is None:
-        return UNSURE
-    conf = pct(triage.prediction(dimension).confidence)
-    return f"{taxonomy.name(dimension, label_id)} (`{label_id}`, {conf})"
-
+# --- the reporter's block ---------------------------------------------------------------------
 
 def summary_lines(triage: Triage) -> list[str]:
-    """The one-line answer, then root cause, fix pattern and the distributed/bug flags."""
-    lines = [_headline(triage), "", f"**Root cause:** {_named(triage, 'root_cause')}  ",
-             f"**Fix pattern:** {_named(triage, 'fix_pattern')}  "]
-    distributed = flag(triage, "distributed_specific")
-    conf = pct(triage.distributed_specific.confidence)
-    shown = UNSURE if distributed is None else f"{'yes' if distributed else 'no'} ({conf})"
-    lines.append(f"**Distributed-specific:** {shown}")
+    """The stated labels in plain words (names only; confidences are for maintainers), then the
+    not-a-bug note when that is stated."""
+    def named(pairs: tuple[tuple[str, str], ...]) -> list[str]:
+        ids = [(dim, title, choice(triage, dim)) for dim, title in pairs]
+        return [f"{title}: **{taxonomy.name(dim, i)}**" for dim, title, i in ids if i]
+
+    first = named((("stage", "Stage"), ("symptom", "Symptom")))
+    # The fix pattern's name ("Manage versions and dependencies") says little to a reporter; the
+    # advice it grounds says it concretely, and maintainers find the label in their block.
+    second = named((("root_cause", "Root cause"),))
+    if not first:
+        first, second = second, []
+    lines = [f"{HEADING}: " + (" · ".join(first) if first else NOTHING_STATED)]
+    if second:
+        lines[0] += "  "  # a Markdown line break
+        lines.append(" · ".join(second))
     if flag(triage, "is_bug") is False:
         lines += ["", NOT_A_BUG_NOTE]
     return lines
 
 
-def _headline(triage: Triage) -> str:
-    """"Likely **stage** → **symptom** (72% confident)", or says what is unsure."""
-    stage, symptom = choice(triage, "stage"), choice(triage, "symptom")
-    if stage is None:
-        return UNSURE_STAGE
-    stage_name = taxonomy.name("stage", stage)
-    if symptom is None or taxonomy.stage_of("symptom", symptom) != stage:
-        return f"Likely **{stage_name}**; the exact symptom is unsure."
-    conf = pct(triage.symptom.confidence)
-    return f"Likely **{stage_name}** → **{taxonomy.name('symptom', symptom)}** ({conf} confident)."
-
-
-def tips(triage: Triage, markdown: bool = True) -> list[str]:
-    """Advice from ``taxonomy.FIX_ADVICE`` for the confident root cause, symptom and fix pattern.
-
-    A confident "not a bug" (``is_bug`` no, not abstained) gets no debugging advice, which would
-    contradict the verdict, only a pointer to the similar issues and the docs."""
+def tips(triage: Triage, markdown: bool = True, limit: int = advice.MAX_TIPS) -> list[str]:
+    """What to try first beside the fixes of the linked resolved issues: advice for the stated fix
+    pattern only, in the terms of the repository's framework, the stated stage and symptom and
+    the launcher the report uses. A link's fix pattern is no ground: its own resolution is shown,
+    and general advice beside it adds nothing. A stated "not a bug" gets no debugging advice,
+    which would contradict it."""
     if flag(triage, "is_bug") is False:
-        return [QUESTION_TIP]
-    advice: dict[str, list[str]] = getattr(taxonomy, "FIX_ADVICE", {})
-    picked: list[str] = []
-    for dimension in ("root_cause", "symptom", "fix_pattern"):
-        label_id = choice(triage, dimension)
-        sure = triage.prediction(dimension).confidence >= TIP_MIN_CONFIDENCE
-        found = advice.get(label_id, []) if label_id and sure else []
-        picked += [tip for tip in found if tip not in picked]
-    picked = picked[:MAX_TIPS]
-    return [_tip_markdown(t) if markdown else sanitize.plain(t, 300) for t in picked]
+        return []
+    resolved, _ = split_similar(triage.similar)
+    picked = advice.tips_for(choice(triage, "fix_pattern"), framework(triage),
+                             choice(triage, "stage"), choice(triage, "symptom"),
+                             triage.environment.launcher)
+    # The fixes of linked resolved issues are the first things to try: beside them, one tip.
+    picked = picked[:1 if resolved else limit]
+    return [_tip_markdown(t) if markdown else sanitize.plain(t.replace("`", ""), 300) for t in picked]
 
 
 def _tip_markdown(text: str) -> str:
@@ -143,27 +148,40 @@ def _tip_markdown(text: str) -> str:
 
 
 def split_similar(similar: list[Similar]) -> tuple[list[Similar], list[Similar]]:
-    """The best ``MAX_SIMILAR`` distinct neighbours, split into resolved and unresolved.
+    """The first ``MAX_SIMILAR`` distinct links in the engine's order (it ranks them by
+    relevance; the comment does not re-rank), split into resolved and unresolved.
     ``Similar.resolved`` already requires a resolution that says how it was fixed
     (``models.known_resolution``)."""
-    best: dict[tuple[str, int], Similar] = {}
-    for hit in sorted(similar, key=lambda s: -s.score):
-        best.setdefault((hit.repo.lower(), hit.number), hit)
-    top = list(best.values())[:MAX_SIMILAR]
+    seen: set[tuple[str, int]] = set()
+    top: list[Similar] = []
+    for hit in similar:
+        key = (hit.repo.lower(), hit.number)
+        if key not in seen:
+            seen.add(key)
+            top.append(hit)
+    top = top[:MAX_SIMILAR]
     fixed = [s for s in top if s.resolved]
-    return fixed, [s for s in top if s not in fixed]
+    return fixed, [s for s in top if not s.resolved]
 
 
-def similar_line(similar: Similar, own_repo: str, allowed: frozenset[str], with_resolution: bool) -> str:
-    """``- [#123](url) (Colossal-AI) title — resolution``; the URL is built here, never echoed.
-    Issues of other repositories are linked through GitHub's redirect host, so the comment does
-    not write "mentioned this issue" on their timelines (``sanitize.reference_url``)."""
+def similar_ref(similar: Similar, own_repo: str, allowed: frozenset[str]) -> str:
+    """``[#123](url)``; the URL is built here, never echoed. Issues of other repositories are
+    linked through GitHub's redirect host, so the comment does not write "mentioned this issue"
+    on their timelines (``sanitize.reference_url``); a repository not allowed is not linked."""
     url = sanitize.reference_url(similar.repo, similar.number, own_repo)
     if url and sanitize.allowed_link(url, allowed, own_repo=own_repo):
-        ref = f"[#{similar.number}]({url})"
-    else:
-        ref = f"issue {similar.number}"  # no "#": an unlinked reference must not autolink either
-    line = f"- {ref}{_origin(similar, own_repo)} {sanitize.safe_inline(similar.title, TITLE_CHARS)}"
+        return f"[#{similar.number}]({url})"
+    return f"issue {similar.number}"  # no "#": an unlinked reference must not autolink either
+
+
+def similar_line(similar: Similar, own_repo: str, allowed: frozenset[str], with_resolution: bool,
+                 short: bool = False) -> str:
+    """``- [#123](url) (Colossal-AI) title — resolution``; ``short``: ``- [#123](url): resolution``
+    (the fix is what the reporter needs; GitHub shows the title on hover)."""
+    ref = similar_ref(similar, own_repo, allowed) + _origin(similar, own_repo)
+    if short and with_resolution:
+        return f"- {ref}: {sanitize.safe_inline(similar.resolution, RESOLUTION_CHARS)}"
+    line = f"- {ref} {sanitize.safe_inline(similar.title, TITLE_CHARS)}"
     if with_resolution:
         line += f" — {sanitize.safe_inline(similar.resolution, RESOLUTION_CHARS)}"
     return line
@@ -176,9 +194,17 @@ def _origin(similar: Similar, own_repo: str) -> str:
     return f" ({sanitize.safe_inline(name, 40)})"
 
 
-def missing_lines(triage: Triage) -> list[str]:
-    return [f"- [ ] {sanitize.safe_inline(m.description, 160)}" for m in triage.missing_info[:MAX_MISSING]]
+def asked_missing(triage: Triage) -> list[MissingInfo]:
+    """The requests this comment makes: at most three, fitting what it states
+    (``missing.asked_in_comment``, which the backtest shares)."""
+    return missing.asked_in_comment(triage)
 
+
+def missing_lines(triage: Triage) -> list[str]:
+    return [f"- [ ] {sanitize.safe_inline(m.description, 160)}" for m in asked_missing(triage)]
+
+
+# --- the maintainers' block -------------------------------------------------------------------
 
 def evidence_lines(triage: Triage) -> list[str]:
     """Per confident label, facts about the environment (prose), the snippets of the report that
@@ -219,44 +245,118 @@ def _neighbour_agreement(triage: Triage, dimension: str) -> str:
     return f"{same} of {len(triage.similar)} similar issues agree" if same >= 2 else ""
 
 
-def details_block(triage: Triage, related: list[Similar], allowed: frozenset[str]) -> str:
-    """The collapsed rest: alternatives, unresolved neighbours, environment, how it was triaged."""
-    parts = [_alternatives(triage), _related(triage, related, allowed), _environment(triage)]
-    parts.append(f"Triaged {'with an LLM' if 'llm' in triage.source else 'offline'}.")
+def details_block(triage: Triage, related: list[Similar], allowed: frozenset[str],
+                  shed: frozenset[str] = frozenset()) -> str:
+    """The collapsed block for maintainers: the labels the comment states with their evidence,
+    what it held back and why, runner-ups, unresolved links, the environment, how to correct.
+    ``shed`` names the parts left out of a comment over its length budget (``alternatives``,
+    ``environment``, ``one_quote`` per label, ``agreement``: the neighbour counts,
+    ``related_titles``)."""
+    resolved, _ = split_similar(triage.similar)
+    update: dict[str, object] = {  # agreement is counted over the links the comment shows
+        "similar": [] if "agreement" in shed else resolved + related}
+    if "one_quote" in shed:
+        for dim in _DIM_LABELS:
+            pred = triage.prediction(dim)
+            update[dim] = pred.model_copy(update={"evidence": quotable(pred)[:QUOTES_PER_LABEL]})
+    short = triage.model_copy(update=update)
+    parts = [_labels(triage), _evidence(short), _held_back(triage),
+             "" if "alternatives" in shed else _alternatives(triage),
+             _related(triage, related, allowed, titles="related_titles" not in shed),
+             "" if "environment" in shed else _environment(triage),
+             ("Triaged with an LLM. " if "llm" in triage.source else "") + COMMANDS]
     body = "\n\n".join(p for p in parts if p)
     return f"<details>\n<summary>{DETAILS_SUMMARY}</summary>\n\n{body}\n\n</details>"
 
 
-def _alternatives(triage: Triage) -> str:
+def _evidence(triage: Triage) -> str:
+    """The evidence of the stated labels under its heading; when it quotes the report, first the
+    note that the quotes are the report's words (``QUOTES_NOTE``)."""
+    lines = evidence_lines(triage)
+    if not lines:
+        return ""
+    note = [QUOTES_NOTE] if quotes_report(triage) else []
+    return "\n".join([EVIDENCE_HEADING, *note, *lines])
+
+
+def _named(dimension: str, label_id: str, confidence: float) -> str:
+    return f"{taxonomy.name(dimension, label_id)} (`{label_id}`, {pct(confidence)})"
+
+
+def _labels(triage: Triage) -> str:
+    """The stated labels as ids with confidences (their names are in the reporter's block)."""
+    shown = [f"`{choice(triage, dim)}` {pct(triage.prediction(dim).confidence)}"
+             for dim in _DIM_LABELS if choice(triage, dim)]
+    if flag(triage, "distributed_specific") is not None:
+        value = "yes" if flag(triage, "distributed_specific") else "no"
+        shown.append(f"distributed {value} {pct(triage.distributed_specific.confidence)}")
+    if flag(triage, "is_bug") is False:
+        shown.append(f"not a bug {pct(triage.is_bug.confidence)}")
+    return f"{LABELS_HEADING}: " + ", ".join(shown) if shown else ""
+
+
+def _held_back(triage: Triage) -> str:
+    """Dimensions with a best guess the comment does not state (abstained, or outside the stated
+    stage), each with its confidence."""
     lines = []
-    for dimension, title in _DIM_LABELS.items():
-        shown = [
-            f"{taxonomy.name(dimension, i)} (`{i}`, {pct(c)})" for i, c in _candidates(triage, dimension)
-        ]
-        if shown:
-            lines.append(f"- {title}: " + "; ".join(shown))
-    return f"{ALTERNATIVES_HEADING} (low confidence, not a conclusion)\n" + "\n".join(lines) if lines else ""
+    for dim, title in _DIM_LABELS.items():
+        pred = triage.prediction(dim)
+        if choice(triage, dim) is None and taxonomy.label(dim, pred.id) is not None:
+            lines.append(f"- {title.lower()}: {_named(dim, pred.id, pred.confidence)}")
+    for dim, title in _FLAG_LABELS.items():
+        pred = triage.prediction(dim)
+        value = pred.id.strip().lower()
+        known = value in FLAG_YES | FLAG_NO and (dim == "distributed_specific" or value in FLAG_NO)
+        if flag(triage, dim) is None and known:
+            shown = title if dim == "is_bug" else f"{title}: {'yes' if value in FLAG_YES else 'no'}"
+            lines.append(f"- {shown} ({pct(pred.confidence)})")
+    return f"{HELD_BACK_HEADING}\n" + "\n".join(lines) if lines else ""
 
 
-def _candidates(triage: Triage, dimension: str) -> list[tuple[str, float]]:
-    """Runner-up ids; when the bot abstained its best guess is only a candidate, listed here."""
-    pred = triage.prediction(dimension)
-    chosen = choice(triage, dimension)
-    options = ([] if chosen else [(pred.id, pred.confidence)]) + list(pred.alternatives)
-    picked: list[tuple[str, float]] = []
-    for label_id, conf in options:
-        known = taxonomy.label(dimension, label_id) is not None
-        if known and label_id != chosen and label_id not in (p[0] for p in picked):
-            picked.append((label_id, conf))
-    return picked[:MAX_ALTERNATIVES]
+def _alternatives(triage: Triage) -> str:
+    """Runner-ups worth a maintainer's glance, as ids with confidences."""
+    shown = []
+    for dimension in _DIM_LABELS:
+        pred = triage.prediction(dimension)
+        picked: list[str] = []
+        for label_id, conf in pred.alternatives:
+            known = taxonomy.label(dimension, label_id) is not None
+            if known and label_id != pred.id and conf >= MIN_ALTERNATIVE and label_id not in picked:
+                picked.append(label_id)
+                shown.append(f"`{label_id}` {pct(conf)}")
+            if len(picked) >= MAX_ALTERNATIVES:
+                break
+    return f"{ALTERNATIVES_HEADING}: " + ", ".join(shown) if shown else ""
 
 
-def _related(triage: Triage, related: list[Similar], allowed: frozenset[str]) -> str:
+def _related(triage: Triage, related: list[Similar], allowed: frozenset[str],
+             titles: bool = True) -> str:
+    """Relevant issues without a known fix (a possible duplicate), for maintainers; without
+    ``titles`` as references only (GitHub shows a title on hover)."""
+    if not titles:
+        refs = [similar_ref(s, triage.repo, allowed) + _origin(s, triage.repo) for s in related]
+        return f"{RELATED_HEADING}: " + ", ".join(refs) if refs else ""
     lines = [similar_line(s, triage.repo, allowed, with_resolution=False) for s in related]
     return f"{RELATED_HEADING}\n" + "\n".join(lines) if lines else ""
 
 
+_ENV_FIELDS = (("torch", "torch"), ("cuda_torch", "CUDA"), ("cuda_nvcc", "nvcc"),
+               ("nccl", "NCCL"), ("python", "Python"), ("transformers", "transformers"),
+               ("os", ""), ("launcher", "launcher"))
+
+
 def _environment(triage: Triage) -> str:
-    values = triage.environment.model_dump(exclude_none=True)
-    items = [f"{key} {sanitize.safe_code(str(value), 40)}" for key, value in list(values.items())[:13]]
-    return f"{ENVIRONMENT_HEADING}: " + ", ".join(items) if items else ""
+    """One code span: ``deepspeed 0.12.3, torch 2.1.0+cu121, NCCL 2.18.1, 2 nodes x 8 A100``."""
+    env = triage.environment
+    items = [" ".join(v for v in (env.framework, env.framework_version) if v)]
+    for key, title in _ENV_FIELDS:
+        value = getattr(env, key)
+        if key == "cuda_torch" and env.torch and "+cu" in env.torch:
+            continue  # the wheel tag already says it
+        if value:
+            items.append(f"{title} {value}".strip())
+    gpus = " x ".join(str(v) for v in (env.nodes and f"{env.nodes} nodes", env.gpu_count,
+                                       env.gpu_model) if v)
+    items.append(gpus)
+    shown = ", ".join(i for i in items if i)
+    return f"{ENVIRONMENT_HEADING}: {sanitize.safe_code(shown, 200)}" if shown else ""

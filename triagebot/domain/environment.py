@@ -9,6 +9,7 @@ milliseconds, and nothing here raises on odd input.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from triagebot.domain.models import Environment
 
@@ -27,6 +28,7 @@ _TORCH = [
     re.compile(rf"torch version\s*\.+\s*{_V}", re.I),
     _pkg(r"torch"),
     _pkg(r"pytorch"),
+    re.compile(rf"(?<![\w./-])(?:py)?torch{_V}", re.I),  # prose: "tested torch1.10 ~ torch2.1.0"
 ]
 _FRAMEWORK_VERSION = {
     "deepspeed": [re.compile(rf"deepspeed info\s*\.+\s*{_V}", re.I), _pkg(r"deepspeed")],
@@ -81,6 +83,14 @@ _COUNT_GPU = [
     re.compile(r"(?<![\d.])(\d{1,3})\s*[x×*]?\s*(?:[ABH]\d{3}|V100)", re.I),
     re.compile(r"\b(\d{1,3})\s*(?:x\s*)?gpus?\b", re.I),
 ]
+# Tokens that contain digits but never a hardware count: URLs (image links, blob/<sha> links),
+# commit hashes and UUIDs. "37a100f" in a hash once read as "37 x A100" (gpu_count 37).
+_NOT_HARDWARE = re.compile(
+    r"https?://\S+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b|\bGPU-[0-9a-f-]{8,}", re.I,
+)
+# A YY.MM release tag (NGC containers: "nvcr.io/nvidia/pytorch:25.06-py3", "PyTorch 25.06
+# container"). No package read here has a two-digit major version, so such a number is a tag.
+_RELEASE_TAG = re.compile(r"\d{2,}\.")
 _WORDS = {"two": 2, "three": 3, "four": 4, "eight": 8, "sixteen": 16}
 _COUNT_NODES = [
     re.compile(r"--(?:nnodes|num_nodes|num-nodes|nodes)[= ](\d{1,4})\b"),
@@ -114,19 +124,20 @@ def extract(text: str) -> Environment:
         return Environment()
     text = _bounded(text)
     framework = _framework(text)
-    torch = _first(_TORCH, text)
+    torch = _first(_TORCH, text, _package_version)
+    hardware = _NOT_HARDWARE.sub(" ", text)
     return Environment(
         framework=framework,
         framework_version=_framework_version(text, framework, torch),
         torch=torch,
         cuda_torch=_first(_CUDA_TORCH, text) or _cuda_from_suffix(torch),
         cuda_nvcc=_first(_CUDA_NVCC, text) or _cuda_prose(text),
-        nccl=_first([_NCCL], text),
+        nccl=_first([_NCCL], text, _package_version),
         python=_first(_PYTHON, text),
-        transformers=_first(_TRANSFORMERS, text),
-        gpu_model=_gpu_model(text),
-        gpu_count=_gpu_count(text),
-        nodes=_count(_COUNT_NODES, text),
+        transformers=_first(_TRANSFORMERS, text, _package_version),
+        gpu_model=_gpu_model(hardware),
+        gpu_count=_gpu_count(hardware),
+        nodes=_count(_COUNT_NODES, hardware),
         os=_os(text),
         launcher=_launcher(text),
     )
@@ -139,12 +150,20 @@ def _bounded(text: str) -> str:
     return text[: MAX_CHARS // 2] + "\n" + text[-MAX_CHARS // 2:]
 
 
-def _first(patterns: list[re.Pattern[str]], text: str) -> str | None:
+def _first(patterns: list[re.Pattern[str]], text: str,
+           accept: Callable[[str], bool] = lambda _value: True) -> str | None:
+    """The first value (patterns in order of trust) that ``accept`` takes as real."""
     for pattern in patterns:
-        match = pattern.search(text)
-        if match:
-            return match.group(1).rstrip(".,;)'\"`")
+        for match in pattern.finditer(text):
+            value = match.group(1).rstrip(".,;)'\"`")
+            if accept(value):
+                return value
     return None
+
+
+def _package_version(value: str) -> bool:
+    """False for a container release tag read as a package version (``25.06-py3``)."""
+    return not _RELEASE_TAG.match(value)
 
 
 def _framework(text: str) -> str | None:
@@ -166,7 +185,7 @@ def _capped_count(pattern: re.Pattern[str], text: str, cap: int = 50) -> int:
 def _framework_version(text: str, framework: str | None, torch: str | None) -> str | None:
     if framework == "pytorch":
         return torch
-    return _first(_FRAMEWORK_VERSION.get(framework or "", []), text)
+    return _first(_FRAMEWORK_VERSION.get(framework or "", []), text, _package_version)
 
 
 def _cuda_from_suffix(torch: str | None) -> str | None:
@@ -222,4 +241,19 @@ def _launcher(text: str) -> str | None:
     for name, pattern in _LAUNCHERS:
         if pattern.search(text):
             return name
+    return None
+
+
+_REPO_FRAMEWORKS = (("deepspeed", "deepspeed"), ("colossal", "colossalai"), ("megatron", "megatron"),
+                    ("horovod", "horovod"), ("pytorch", "pytorch"))
+
+
+def framework_of(repo: str) -> str | None:
+    """The framework a repository is (``deepspeed`` for deepspeedai/DeepSpeed), so the checklist
+    and the advice name its own tools (``ds_report`` only for DeepSpeed); None for other repos.
+    Megatron-DeepSpeed counts as DeepSpeed: its reports are answered with DeepSpeed's tools."""
+    name = (repo or "").lower()
+    for key, framework in _REPO_FRAMEWORKS:
+        if key in name:
+            return framework
     return None

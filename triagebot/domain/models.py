@@ -147,11 +147,19 @@ class LabelledIssue(Issue):
         )
 
 
+FLAG_DIMENSIONS = ("distributed_specific", "is_bug")
+FLAG_YES = frozenset({"yes", "true", "1", "y"})
+FLAG_NO = frozenset({"no", "false", "0", "n"})
+
+
 class Prediction(BaseModel):
     """One predicted dimension: the chosen id, its calibrated confidence, and why.
 
     ``abstained`` is true when the confidence is under the dimension's threshold: the bot then
-    says it is unsure instead of guessing (``id`` still holds the best guess for evaluation)."""
+    says it is unsure instead of guessing (``id`` still holds the best guess for evaluation).
+    It is the one gate on what the public comment asserts: the engine sets it (calibrated
+    thresholds, the hierarchy, "not a bug" only), and ``Triage.stated`` reads it for the comment,
+    the labels and the backtest alike."""
 
     id: str
     name: str
@@ -203,6 +211,7 @@ class Similar(BaseModel):
     url: str
     title: str
     score: float
+    relevance: float = 0.0  # P(same problem), the calibrated link score (engine.relevance)
     labels: Labels
     resolution: str
     resolved: bool
@@ -237,3 +246,29 @@ class Triage(BaseModel):
 
     def prediction(self, dimension: str) -> Prediction:
         return getattr(self, dimension)
+
+    def stated(self, dimension: str) -> str | bool | None:
+        """What the public comment asserts for ``dimension``; None where it asserts nothing.
+
+        The one definition behind the comment (``comment.sections``), the posting decision and
+        the backtest's ``stated`` (``engine.evaluate.backtest_row``), so what is measured is what
+        is posted. A taxonomy dimension gives its id, a flag True/False; asserted only when not
+        ``abstained``, with a real id, a symptom or root cause never outside a stated stage, and
+        of ``is_bug`` only "not a bug" (False). For a triage the engine made, that is exactly
+        ``not abstained`` (the engine withholds the rest itself, and also a symptom or root cause
+        without its stage); the checks here keep a triage from elsewhere (an older stored one, a
+        hand-made one) from asserting a contradiction."""
+        pred = self.prediction(dimension)
+        if pred.abstained:
+            return None
+        if dimension in FLAG_DIMENSIONS:
+            value = pred.id.strip().lower()
+            if value not in FLAG_YES | FLAG_NO:
+                return None
+            return None if dimension == "is_bug" and value in FLAG_YES else value in FLAG_YES
+        if taxonomy.label(dimension, pred.id) is None:
+            return None
+        stage = self.stated("stage") if dimension in ("symptom", "root_cause") else None
+        if stage is not None and taxonomy.stage_of(dimension, pred.id) != stage:
+            return None  # a symptom of another stage contradicts the stated one
+        return pred.id

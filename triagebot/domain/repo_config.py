@@ -7,6 +7,7 @@ to its default and the reason is kept in ``errors`` (shown on the review page an
 Example::
 
     mode: apply            # suggest (default) | apply | off
+    comment: useful        # useful (default) | always | never
     label_map:
       "4.2": "memory"      # taxonomy id -> existing repo label
       S1: "build"
@@ -60,9 +61,19 @@ class RepoConfig(BaseModel):
 
     enabled: bool = True
     mode: Literal["suggest", "apply", "off"] = "suggest"
+    # When the bot speaks on an issue (comment and labels): ``useful`` only when something clears
+    # the bar (a stated label, a relevant link, a specific request; ``comment.posting``),
+    # ``always`` on every issue, ``never`` not at all. Every triage is recorded for the review
+    # page either way.
+    comment: Literal["useful", "always", "never"] = "useful"
     label_map: dict[str, str] = Field(default_factory=dict)
     needs_review_label: str = Field(default="triage: needs-review", min_length=1, max_length=MAX_LABEL_CHARS)
     thresholds: Thresholds = Field(default_factory=Thresholds)
+    # Precision a statement must reach to appear in the public comment, per kind (stage, symptom,
+    # root_cause, fix_pattern, distributed_specific, not_a_bug, link); unset kinds keep the
+    # defaults (0.90 stage, 0.85 symptom, 0.70 root cause and fix pattern; engine.calibration).
+    precision: dict[Literal["stage", "symptom", "root_cause", "fix_pattern", "distributed_specific",
+                            "not_a_bug", "link"], float] = Field(default_factory=dict)
     allowed_repos: list[str] = Field(default_factory=list)
     # Model consent: off keeps this repository's text away from any LLM endpoint; unset means the
     # default (on for public repositories, the operator's TRIAGEBOT_LLM_PRIVATE_REPOS for private).
@@ -72,11 +83,27 @@ class RepoConfig(BaseModel):
     private_issues_shown_to: Literal["repository", "owner"] = "repository"
     errors: list[str] = Field(default_factory=list, exclude=True)
 
+    @field_validator("precision")
+    @classmethod
+    def _sensible_precision(cls, value: dict[str, float]) -> dict[str, float]:
+        for kind, target in value.items():
+            if not 0.5 <= target <= 0.99:
+                raise ValueError(f"precision.{kind} must be between 0.5 and 0.99, not {target}")
+        return value
+
     @field_validator("mode", mode="before")
     @classmethod
     def _yaml_off(cls, value: object) -> object:
         """YAML 1.1 reads a bare ``off`` as the boolean false."""
         return "off" if value is False else value
+
+    @field_validator("comment", mode="before")
+    @classmethod
+    def _yaml_bool(cls, value: object) -> object:
+        """``comment: no`` / ``off`` / ``false`` reach us as a YAML boolean: never; true: always."""
+        if isinstance(value, bool):
+            return "always" if value else "never"
+        return value
 
     @field_validator("label_map")
     @classmethod

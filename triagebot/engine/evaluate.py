@@ -6,17 +6,20 @@ where the bot did commit. Labels ``unknown`` are skipped for that dimension. The
 evaluated is never its own neighbour, and in cross-validation never trains the classifier."""
 from __future__ import annotations
 
-import random
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
 
-from triagebot.domain import rules, taxonomy
+import numpy as np
+
+from triagebot.domain import missing, rules, taxonomy
 from triagebot.domain.models import LabelledIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
+from triagebot.engine import crossfit, relevance
 from triagebot.engine.analysis import Analysed, analyse_many, stack
-from triagebot.engine.classify import Classifier
 from triagebot.engine.embed import Embedder
-from triagebot.engine.index import IssueIndex
 from triagebot.engine.triage import Engine, predict
 
 EVAL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
@@ -34,14 +37,16 @@ def score(pairs: Sequence[tuple[str, str, bool]]) -> dict[str, float]:
     """(truth, predicted, abstained) triples -> n, accuracy, macro-F1, kappa, coverage, covered acc."""
     n = len(pairs)
     if n == 0:
-        return {"n": 0, "accuracy": 0.0, "macro_f1": 0.0, "kappa": 0.0, "coverage": 0.0,
+        return {"n": 0, "accuracy": 0.0, "forced_accuracy": 0.0, "macro_f1": 0.0, "kappa": 0.0, "coverage": 0.0,
                 "covered_accuracy": 0.0}
     guesses = [(t, "<abstain>" if a else p) for t, p, a in pairs]
     correct = sum(t == p for t, p in guesses)
+    forced = sum(t == p for t, p, _ in pairs)
     covered = [(t, p) for t, p, a in pairs if not a]
     return {
         "n": n,
         "accuracy": round(correct / n, 4),
+        "forced_accuracy": round(forced / n, 4),
         "macro_f1": round(_macro_f1(guesses), 4),
         "kappa": round(_kappa([(t, p) for t, p, _ in pairs]), 4),
         "coverage": round(len(covered) / n, 4),
@@ -92,46 +97,135 @@ def _hit_at_5(records: Sequence[LabelledIssue], triages: Sequence[Triage]) -> fl
     return round(sum(hits) / len(hits), 4) if hits else 0.0
 
 
-def evaluate_on_index(engine: Engine, records: Sequence[LabelledIssue]) -> dict:  # type: ignore[type-arg]
+def evaluate_on_index(engine: Engine, records: Sequence[LabelledIssue],
+                      render: Callable[[Triage], str] | None = None,
+                      worth_posting: Callable[[Triage], bool] | None = None) -> dict[str, Any]:
     """Triage each record with title and body only, never retrieving the record itself."""
     triages = [engine.triage(r.model_copy(update={"labels": r.labels})) for r in records]
-    return report(records, triages)
-
-
-def folds(n: int, k: int, seed: int = 13) -> list[list[int]]:
-    order = list(range(n))
-    random.Random(seed).shuffle(order)
-    return [order[i::k] for i in range(k)]
+    result = report(records, triages)
+    result["predictions"] = [backtest_row(r, t, render, worth_posting)
+                             for r, t in zip(records, triages)]
+    result["stated"] = stated_summary(result["predictions"], records)
+    return result
 
 
 def cross_validate(
     records: Sequence[LabelledIssue], embedder: Embedder, k: int = 5,
     progress: Callable[[str], None] = lambda _: None,
-) -> dict:  # type: ignore[type-arg]
-    """k-fold CV: each fold's index and classifier are built from the other folds only."""
+    fold_vectors: Sequence[np.ndarray] | None = None,
+    parts: Sequence[Sequence[int]] | None = None,
+    render: Callable[[Triage], str] | None = None,
+    worth_posting: Callable[[Triage], bool] | None = None,
+) -> dict[str, Any]:
+    """k-fold CV of exactly what the service would state: each held-out issue is triaged by
+    ``predict`` with an index and classifier built from the other folds only, and thresholds read
+    from the other folds' out-of-fold record (cross-fitted). Returns the report with one
+    ``predictions`` row per issue (the backtest)."""
+    if fold_vectors is not None:  # the encoder's per-fold vectors replace a fresh embedding
+        embedder = _Precomputed(fold_vectors[0].shape[1], embedder.name)
     analysed = analyse_many(list(records), embedder)
     vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
+    items = [r.to_indexed() for r in records]
+    record = crossfit.out_of_fold(items, vectors, features, embedder.name, k,
+                                  fold_vectors=fold_vectors, progress=progress, parts=parts)
+    covered = crossfit.held_out(parts) if parts is not None else list(range(len(records)))
     triages: list[Triage | None] = [None] * len(records)
-    for number, test_rows in enumerate(folds(len(records), k), 1):
-        test = set(test_rows)
-        train = [i for i in range(len(records)) if i not in test]
-        index = IssueIndex(embedder.name, embedder.dim, len(rules.FEATURE_NAMES))
-        index.add([records[i].to_indexed() for i in train], vectors[train], features[train])
-        classifier = Classifier.fit(index)
-        for i in test_rows:
-            triages[i] = _predict_one(records[i], analysed[i], index, classifier)
-        progress(f"fold {number}/{k} done")
-    result = report(records, [t for t in triages if t is not None])
+    for number, model in enumerate(record.models):
+        others = [i for i in covered if record.fold_of[i] != number]
+        calibration = record.calibration(items, others)
+        vecs = vectors if fold_vectors is None else fold_vectors[number]
+        for i in (i for i in covered if record.fold_of[i] == number):
+            viewer = Viewer.of(records[i].repo)  # the same rule as Engine.triage
+            hits = model.index.search(vecs[i], k=relevance.CANDIDATES,
+                                      visible=functools.partial(visible_to, viewer=viewer))
+            mine = replace(analysed[i], vector=vecs[i])
+            triages[i] = predict(records[i], mine, model.index, model.classifier, hits,
+                                 calibration=calibration)
+        progress(f"fold {number + 1}/{len(record.models)} predicted")
+    tested = [(r, t) for r, t in zip(records, triages) if t is not None]
+    result = report([r for r, _ in tested], [t for _, t in tested])
     result["baselines"] = baselines(records, analysed, k)
+    result["predictions"] = [backtest_row(r, t, render, worth_posting) for r, t in tested]
+    result["stated"] = stated_summary(result["predictions"], [r for r, _ in tested], records)
     return result
 
 
-def _predict_one(record: LabelledIssue, analysed: Analysed, index: IssueIndex,
-                 classifier: Classifier) -> Triage:
-    viewer = Viewer.of(record.repo)  # the same rule as Engine.triage: private items stay home
-    hits = index.search(analysed.vector, k=15, exclude={record.key},
-                        visible=lambda item: visible_to(item, viewer))
-    return predict(record, analysed, index, classifier, hits)
+class _Precomputed:
+    """Stands in for the encoder when every vector comes from ``fold_vectors``."""
+
+    def __init__(self, dim: int, name: str) -> None:
+        self.dim, self.name = dim, name
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        return np.zeros((len(texts), self.dim), np.float32)
+
+
+def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage], str] | None,
+                 worth_posting: Callable[[Triage], bool] | None) -> dict[str, Any]:
+    """What the public comment would assert for one issue (``eval --predictions``)."""
+    stated: dict[str, Any] = {}
+    forced: dict[str, Any] = {}
+    for dim in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"):
+        pred = triage.prediction(dim)
+        value: Any = pred.id
+        if dim in ("distributed_specific", "is_bug"):
+            value = None if pred.id == taxonomy.UNKNOWN else pred.id == "yes"
+        forced[dim] = value
+        stated[dim] = triage.stated(dim)  # the comment's own definition
+    posted = (worth_posting or _anything_stated)(triage)
+    body = render(triage) if (render and posted) else ""
+    return {
+        "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
+        "forced": forced, "similar": [{"repo": s.repo, "number": s.number} for s in triage.similar],
+        "missing": [m.key for m in missing.asked_in_comment(triage)], "comment_chars": len(body),
+    }
+
+
+def _anything_stated(triage: Triage) -> bool:
+    return bool(triage.similar) or any(
+        triage.stated(d) is not None for d in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"))
+
+
+def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIssue],
+                   indexed: Sequence[LabelledIssue] | None = None) -> dict[str, Any]:
+    """Precision and coverage of what would be posted, per dimension, and of the links
+    (``indexed``: every issue a link may point to, when more than ``records``)."""
+    out: dict[str, Any] = {}
+    for dim in (*taxonomy.DIMENSIONS, "distributed_specific"):
+        pairs = [(row["stated"][dim], _truth_value(rec, dim)) for row, rec in zip(rows, records)]
+        known = [(s, t) for s, t in pairs if t is not None]
+        said = [(s, t) for s, t in known if s is not None]
+        out[dim] = {"n": len(known), "stated": len(said),
+                    "precision": round(sum(s == t for s, t in said) / len(said), 4) if said else None,
+                    "coverage": round(len(said) / len(known), 4) if known else 0.0}
+    not_bug = [(rec.is_bug is False) for row, rec in zip(rows, records) if row["stated"]["is_bug"] is False]
+    out["not_a_bug"] = {"stated": len(not_bug),
+                        "precision": round(sum(not_bug) / len(not_bug), 4) if not_bug else None,
+                        "coverage": round(len(not_bug) / max(1, sum(not r.is_bug for r in records)), 4)}
+    symptom_of = {(r.repo, r.number): r.labels.symptom for r in (indexed or records)}
+    links = relevant = with_good = with_any = 0
+    for row, rec in zip(rows, records):
+        good = [symptom_of.get((s["repo"], s["number"])) == rec.labels.symptom for s in row["similar"]]
+        links += len(good)
+        relevant += sum(good)
+        with_good += any(good)
+        with_any += bool(good)
+    out["links"] = {"per_issue": round(links / max(1, len(rows)), 3),
+                    "precision": round(relevant / links, 4) if links else None,
+                    "issues_with_relevant_link": round(with_good / max(1, len(rows)), 4),
+                    "issues_with_any_link": round(with_any / max(1, len(rows)), 4)}
+    posted = [row for row in rows if row["posted"]]
+    chars = sorted(row["comment_chars"] for row in posted if row["comment_chars"])
+    out["posted"] = {"share": round(len(posted) / max(1, len(rows)), 4),
+                     "median_chars": chars[len(chars) // 2] if chars else 0}
+    return out
+
+
+def _truth_value(record: LabelledIssue, dimension: str) -> Any:
+    value = truth(record, dimension)
+    if dimension == "distributed_specific" and value is not None:
+        return value == "yes"
+    return value
 
 
 def baselines(records: Sequence[LabelledIssue], analysed: Sequence[Analysed], k: int) -> dict:  # type: ignore[type-arg]
@@ -140,7 +234,7 @@ def baselines(records: Sequence[LabelledIssue], analysed: Sequence[Analysed], k:
     rule_guesses = [rules.classify(a.full, a.env) for a in analysed]
     for dim in ("stage", "symptom", "root_cause", "fix_pattern"):
         majority_pairs, rule_pairs = [], []
-        for test_rows in folds(len(records), k):
+        for test_rows in crossfit.folds(len(records), k):
             test = set(test_rows)
             train = [truth(records[i], dim) for i in range(len(records)) if i not in test]
             common = Counter(t for t in train if t is not None).most_common(1)

@@ -30,6 +30,8 @@ import numpy as np
 
 from triagebot.domain.models import IndexedIssue
 from triagebot.engine.ann import VectorSearch
+from triagebot.engine.calibration import FILE as CALIBRATION_FILE
+from triagebot.engine.calibration import Calibration
 
 FORMAT = 1
 FAISS_FILE = "faiss.index"
@@ -53,6 +55,9 @@ class IssueIndex:
         self._features = np.zeros((0, n_features), dtype=np.float32)
         self._rows: dict[tuple[str, int], int] = {}
         self._faiss = VectorSearch(dim)
+        # The out-of-fold record the index was built with: which confidences clear which
+        # precision (``calibration``). Kept across additions; refreshed by ``index build``.
+        self.calibration = Calibration()
 
     def __len__(self) -> int:
         return len(self.items)
@@ -181,6 +186,8 @@ class IssueIndex:
         _atomic(out / "features.npy", lambda f: np.save(f, self.features))
         lines = "".join(item.model_dump_json() + "\n" for item in self.items)
         _atomic(out / "meta.jsonl", lambda f: f.write(lines.encode()))
+        calibration = self.calibration.model_dump_json().encode()
+        _atomic(out / CALIBRATION_FILE, lambda f: f.write(calibration))
         manifest = {
             "format": FORMAT, "embedder": self.embedder_name, "dim": self.dim,
             "n_features": self.n_features, "features_id": self.features_id,
@@ -213,6 +220,7 @@ class IssueIndex:
             raise IndexError_(f"index at {path} was built with other rule features; rebuild it "
                               "(triagebot index build / index sync)")
         index._fill(items, vectors, features, path / FAISS_FILE)
+        index.calibration = Calibration.load(path)
         return index
 
     def _fill(self, items: list[IndexedIssue], vectors: np.ndarray, features: np.ndarray,

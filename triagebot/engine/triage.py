@@ -9,32 +9,28 @@ import logging
 from pathlib import Path
 from typing import Protocol
 
+import numpy as np
+
 from triagebot.domain import missing, rules, taxonomy
+from triagebot.domain.environment import framework_of
 from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
 from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
+from triagebot.engine import relevance
 from triagebot.engine.analysis import Analysed, analyse
-from triagebot.engine.classify import (
-    BINARY,
-    FIX_VIA_CAUSE,
-    KNN_K,
-    RULE_WEIGHT,
-    THRESHOLDS,
-    Classifier,
-    blend,
-    knn_vote,
-    within_stage,
-)
+from triagebot.engine.calibration import Calibration
+from triagebot.engine.classify import BINARY, Choice, Classifier, decide
 from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
 
 log = logging.getLogger(__name__)
 
-SIMILAR_SHOWN = 5
-MIN_SIMILARITY = 0.3  # cosine of all-MiniLM-L6-v2; below this neighbours are rarely related
-NEAR_DUPLICATE = 0.85
-# Share of the rules' verdict when it rests on a decisive signature (``rules.decisive``): the index
-# holds too few such reports for the learned model to weigh them, so the domain rule leads.
-DECISIVE_RULE_WEIGHT = 0.5
+# A CUDA mismatch between torch and nvcc while something is being built (``rules.decisive``) is a
+# build failure whatever else the report talks about; the learned model sees too few of them to
+# know. When it picks another stage, nothing of the bug's category is stated; when it picks the
+# build stage, that stage is stated even under its calibrated threshold: torch's extension builder
+# refuses a CUDA toolkit other than the one torch was built with, so the stage is certain by
+# mechanism, not by statistics (the record holds one such report, too few to calibrate on).
+DECISIVE_STAGE = "S1"
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
     "is_bug": {"yes": "Bug", "no": "Not a bug (question or feature request)"},
@@ -57,7 +53,7 @@ class Engine:
     ) -> None:
         self.index = index
         self.embedder = embedder
-        self.classifier = classifier or Classifier.fit(index)
+        self.classifier = classifier or fit_classifier(index)
         self.refiner = refiner
 
     @classmethod
@@ -74,24 +70,27 @@ class Engine:
 
     def retrain(self) -> None:
         """Refit the classifier on the index as it is now (after corrections and new issues)."""
-        self.classifier = Classifier.fit(self.index)
+        self.classifier = fit_classifier(self.index)
 
     def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset(),
-               viewer: Viewer | None = None, llm: bool = True) -> Triage:
+               targets: dict[str, float] | None = None, viewer: Viewer | None = None,
+               llm: bool = True) -> Triage:
         """Triage one issue; the issue itself is never its own neighbour.
 
-        Neighbours are only those ``viewer`` may see (default: the issue's own repository, so a
-        private repository's issues appear on its own issues only); ``llm=False`` keeps the text
-        away from the model (the repository's consent, ``domain.visibility.llm_allowed``)."""
+        ``targets`` overrides the precision a dimension must clear to be stated (a repository's
+        ``precision:``). Neighbours are only those ``viewer`` may see (default: the issue's own
+        repository, so a private repository's issues appear on its own issues only);
+        ``llm=False`` keeps the text away from the model (``domain.visibility.llm_allowed``)."""
         analysed = analyse(issue, self.embedder)
         skip = set(exclude) | ({issue.key} if issue.number is not None else set())
         viewer = viewer or Viewer.of(issue.repo)
-        hits = self.index.search(analysed.vector, k=max(KNN_K, 3 * SIMILAR_SHOWN), exclude=skip,
+        hits = self.index.search(analysed.vector, k=relevance.CANDIDATES, exclude=skip,
                                  visible=lambda item: visible_to(item, viewer))
-        offline = predict(issue, analysed, self.index, self.classifier, hits)
+        offline = predict(issue, analysed, self.index, self.classifier, hits, targets)
         if self.refiner is None or not llm:
             return offline
-        return self.refiner.refine(issue, offline, self._promptable(offline.similar, issue.repo))
+        refined = self.refiner.refine(issue, offline, self._promptable(offline.similar, issue.repo))
+        return stated_as_offline(offline, refined)
 
     def _promptable(self, similar: list[Similar], repo: str) -> list[Similar]:
         """Neighbours whose text may go into a prompt for ``repo``: never another repository's
@@ -103,60 +102,84 @@ class Engine:
         return [s for s in similar if prompt_may_use(visibility(s), s.repo, repo)]
 
 
+def stated_as_offline(offline: Triage, refined: Triage) -> Triage:
+    """The LLM may withhold a statement, never add one: a refined dimension is stated only when
+    the offline engine stated it and the refined id is the same. The offline thresholds are
+    calibrated on out-of-fold outcomes; an LLM's confidence is not (no real model has been
+    measured here yet), so it cannot be allowed to open the gate."""
+    preds = {}
+    for dim in (*taxonomy.DIMENSIONS, *BINARY):
+        before, after = offline.prediction(dim), refined.prediction(dim)
+        stated = not before.abstained and after.id == before.id and not after.abstained
+        preds[dim] = after if after.abstained == (not stated) else \
+            after.model_copy(update={"abstained": not stated})
+    preds = _hierarchy_kept(preds)
+    updates = {dim: p for dim, p in preds.items() if p is not refined.prediction(dim)}
+    return refined.model_copy(update=updates) if updates else refined
+
+
+def fit_classifier(index: IssueIndex) -> Classifier:
+    return Classifier.fit(index.vectors, index.features, index.items)
+
+
 def predict(
     issue: Issue, analysed: Analysed, index: IssueIndex, classifier: Classifier,
-    hits: list[tuple[int, float]],
+    hits: list[tuple[int, float]], targets: dict[str, float] | None = None,
+    calibration: Calibration | None = None,
 ) -> Triage:
-    """Blend the linear model with the neighbour vote and the keyword rules' verdict, enforce the
-    hierarchy, attach evidence."""
-    linear = classifier.linear_proba(analysed.vector, analysed.features)
-    dist = {dim: blend(linear[dim], knn_vote(index, hits, dim)) for dim in linear}
-    weight = DECISIVE_RULE_WEIGHT if rules.decisive(analysed.full, analysed.env) else RULE_WEIGHT
-    for dim, rule_id in rules.classify(analysed.full, analysed.env).items():
-        if dim in dist and rule_id != taxonomy.UNKNOWN:  # the error signatures get a say too
-            dist[dim] = blend(dist[dim], {rule_id: 1.0}, weight)
-    stage = _prediction("stage", dist["stage"], analysed.full)
-    preds = {"stage": stage}
-    inside = {dim: within_stage(dist[dim], dim, stage.id) for dim in ("symptom", "root_cause")}
-    for dim, sub in inside.items():
-        preds[dim] = _prediction(dim, sub, analysed.full, scale=stage.confidence)
-    fix = blend(dist["fix_pattern"], classifier.fix_via_cause(inside["root_cause"]), FIX_VIA_CAUSE)
-    preds["fix_pattern"] = _prediction("fix_pattern", fix, analysed.full)
-    for dim in BINARY:
-        preds[dim] = _prediction(dim, dist[dim], analysed.full)
-    similar = similar_issues(index, hits, issue.repo)
+    """The classifier's choice per dimension (hierarchy respected), stated only where the index's
+    out-of-fold record says that confidence is right often enough; links only where the relevance
+    score clears its own threshold. Pure, given the fitted parts."""
+    record = calibration or index.calibration
+    thresholds = record.thresholds(targets)
+    dists = classifier.distributions(analysed.vector, analysed.features)[0]
+    choices = decide(dists)
+    preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
+    if rules.decisive(analysed.full, analysed.env):
+        if choices["stage"].id != DECISIVE_STAGE:
+            preds = _withheld(preds, ("stage", "symptom", "root_cause", "fix_pattern"))
+        else:  # the model agrees with the rule: the build stage is stated whatever its confidence
+            preds["stage"] = preds["stage"].model_copy(update={"abstained": False})
+    preds = _hierarchy_kept(preds)
+    similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
+                             thresholds["link"])
+    stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
         repo=issue.repo, number=issue.number, **preds, similar=similar,
-        missing_info=missing.missing_info(analysed.full, analysed.env, stage.id, distributed,
+        missing_info=missing.missing_info(analysed.full, analysed.env,
+                                          None if stage.abstained else stage.id, distributed,
                                           framework=framework_of(issue.repo)),
         environment=analysed.env, source="offline",
     )
 
 
-def framework_of(repo: str) -> str | None:
-    """The framework a repository is, so the checklist asks for its own report (``ds_report``...)."""
-    name = repo.lower()
-    for key, framework in (("deepspeed", "deepspeed"), ("colossal", "colossalai"),
-                           ("megatron", "megatron"), ("horovod", "horovod"), ("pytorch", "pytorch")):
-        if key in name:
-            return framework
-    return None
+def _hierarchy_kept(preds: dict[str, Prediction]) -> dict[str, Prediction]:
+    """A symptom or root cause names its stage: never one stated without it, nor outside it."""
+    stage = preds["stage"]
+    outside = tuple(dim for dim in ("symptom", "root_cause")
+                    if stage.abstained or taxonomy.stage_of(dim, preds[dim].id) != stage.id)
+    return _withheld(preds, outside) if outside else preds
 
 
-def _prediction(dimension: str, dist: dict[str, float], full: str, scale: float = 1.0) -> Prediction:
-    """The best id of a distribution as a ``Prediction`` (``unknown`` when there is nothing)."""
-    if not dist:
+def _withheld(preds: dict[str, Prediction], dims: tuple[str, ...]) -> dict[str, Prediction]:
+    return {dim: p.model_copy(update={"abstained": True}) if dim in dims else p for dim, p in preds.items()}
+
+
+def _prediction(dimension: str, choice: Choice, full: str, thresholds: dict[str, float]) -> Prediction:
+    """A choice as a ``Prediction``: ``abstained`` unless its confidence clears the threshold of
+    its target precision. Of ``is_bug`` only "not a bug" is ever asserted."""
+    if choice.id == taxonomy.UNKNOWN:
         return Prediction(id=taxonomy.UNKNOWN, name="Unknown", confidence=0.0, abstained=True)
-    ranked = sorted(dist.items(), key=lambda kv: (-kv[1], kv[0]))
-    best, prob = ranked[0]
-    confidence = float(min(max(prob * scale, 0.0), 1.0))
+    gate = "not_a_bug" if dimension == "is_bug" else dimension
+    stated = choice.confidence >= thresholds.get(gate, float("inf"))
+    if dimension == "is_bug" and choice.id == "yes":
+        stated = False
     return Prediction(
-        id=best, name=_name(dimension, best), confidence=round(confidence, 4),
-        abstained=confidence < THRESHOLDS[dimension],
-        alternatives=[(k, round(float(v * scale), 4)) for k, v in ranked[1:4]],
-        evidence=rules.evidence(full, dimension, best) if dimension not in BINARY else [],
-        facts=rules.facts(full, dimension, best) if dimension not in BINARY else [],
+        id=choice.id, name=_name(dimension, choice.id), confidence=round(choice.confidence, 4),
+        abstained=not stated, alternatives=choice.alternatives,
+        evidence=rules.evidence(full, dimension, choice.id) if dimension not in BINARY else [],
+        facts=rules.facts(full, dimension, choice.id) if dimension not in BINARY else [],
     )
 
 
@@ -166,21 +189,28 @@ def _name(dimension: str, label_id: str) -> str:
     return taxonomy.name(dimension, label_id)
 
 
-def similar_issues(index: IssueIndex, hits: list[tuple[int, float]], repo: str) -> list[Similar]:
-    """Neighbours as shown to users: one per issue, a duplicate replaced by its original, nothing
-    too dissimilar to help; those with a known fix first, except that a near-duplicate is always
-    kept in front even without a fix (it is the most useful link a reporter can get)."""
-    seen: set[tuple[str, int]] = set()
+def similar_issues(
+    index: IssueIndex, hits: list[tuple[int, float]], repo: str,
+    dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
+    threshold: float,
+) -> list[Similar]:
+    """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
+    above the calibrated threshold, at most ``relevance.MAX_LINKS``, best first; a duplicate is
+    replaced by its original, and each issue appears once."""
+    rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features)
+    scores = record.relevance.score(rows)
     shown: list[Similar] = []
-    for row, score in hits:
+    seen: set[tuple[str, int]] = set()
+    for j in np.argsort(-scores, kind="stable"):
+        if scores[j] < threshold or len(shown) >= relevance.MAX_LINKS:
+            break
+        row, cosine = hits[int(j)]
         item = _original(index, index.items[row])
         if item.key in seen:
             continue
         seen.add(item.key)
-        shown.append(_similar(item, score, repo))
-    shown = [s for s in shown if s.score >= MIN_SIMILARITY]
-    shown.sort(key=lambda s: (not (s.resolved or s.score >= NEAR_DUPLICATE), -s.score))
-    return shown[:SIMILAR_SHOWN]
+        shown.append(_similar(item, cosine, repo, float(scores[j])))
+    return shown
 
 
 def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
@@ -191,10 +221,11 @@ def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
     return item
 
 
-def _similar(item: IndexedIssue, score: float, repo: str) -> Similar:
+def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float) -> Similar:
     return Similar(
         repo=item.repo, number=item.number, url=item.url, title=item.title,
-        score=round(float(score), 4), labels=item.labels, resolution=item.resolution,
-        resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo, status=item.status,
+        score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels,
+        resolution=item.resolution, resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo,
+        status=item.status,
     )
 

@@ -114,6 +114,9 @@ def triage_job(deps: Deps, job: Job) -> str:
     triage = with_corrections(deps.store, triage)
     if deps.store.forgotten(issue.repo):  # removed from the installation while we worked
         return "skipped: repository removed from the installation (forgotten)"
+    if not comment.worth_posting(triage, config.comment):  # silent: recorded for /review only
+        deps.store.save_triage(triage, issue.author, None)
+        return f"triaged silently: nothing clears the bar (comment: {config.comment})"
     comment_id = upsert_comment(deps, port, issue, triage)
     added = apply_labels(deps, port, issue, triage, config)
     deps.store.save_triage(triage, issue.author, comment_id)

@@ -83,11 +83,10 @@ def prepare_index(settings: Settings) -> Path:
 def load_engine(settings: Settings) -> Any:
     """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
     when one is configured."""
-    from triagebot.engine.classify import THRESHOLDS
     from triagebot.learning.live import LiveEngine
     from triagebot.llm.client import build_refiner
 
-    return LiveEngine.load(prepare_index(settings), refiner=build_refiner(thresholds=THRESHOLDS))
+    return LiveEngine.load(prepare_index(settings), refiner=build_refiner())
 
 
 def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:

@@ -1,0 +1,94 @@
+"""The posting decision (#11): ``comment: useful | always | never``; with ``useful`` the bot speaks
+only when something clears the bar (a stated label, a relevant link, a request specific to the
+report) and is silent otherwise."""
+from __future__ import annotations
+
+import pytest
+
+from support.comment import make_triage, prediction, similar
+from triagebot.comment import render as comment
+from triagebot.comment.posting import posting_reasons, worth_posting
+from triagebot.domain.models import MissingInfo
+
+VERSIONS = MissingInfo(key="versions", description="The versions.")
+REPRO = MissingInfo(key="repro", description="A script.")
+TRACEBACK = MissingInfo(key="traceback", description="The traceback.")
+
+
+def unsure(**overrides):
+    """A triage where nothing clears the bar: every dimension abstained, no links, no requests."""
+    fields = dict(
+        stage=prediction("S4", 0.3, abstained=True), symptom=prediction("4.2", 0.1, abstained=True),
+        root_cause=prediction("R4.5", 0.1, abstained=True),
+        fix_pattern=prediction("F5", 0.2, abstained=True),
+        distributed_specific=prediction("yes", 0.5, abstained=True),
+        is_bug=prediction("yes", 0.5, abstained=True), similar=[], missing_info=[],
+    )
+    return make_triage(**{**fields, **overrides})
+
+
+def test_useful_is_silent_when_nothing_clears_the_bar() -> None:
+    assert posting_reasons(unsure()) == []
+    assert not worth_posting(unsure())
+    assert not comment.worth_posting(unsure(), "useful")  # the same function, re-exported
+
+
+@pytest.mark.parametrize("dimension,label_id", [
+    ("stage", "S4"), ("symptom", "4.2"), ("root_cause", "R4.5"), ("fix_pattern", "F5")])
+def test_useful_posts_for_any_stated_label(dimension: str, label_id: str) -> None:
+    triage = unsure(**{dimension: prediction(label_id, 0.95)})
+    assert posting_reasons(triage) == ["a stated label"] and worth_posting(triage)
+
+
+def test_useful_posts_for_a_stated_question() -> None:
+    triage = unsure(is_bug=prediction("no", 0.9))
+    assert posting_reasons(triage) == ["a stated label"]
+
+
+def test_the_distributed_flag_alone_is_not_worth_a_comment() -> None:
+    assert not worth_posting(unsure(distributed_specific=prediction("yes", 0.99)))
+    assert not worth_posting(unsure(is_bug=prediction("yes", 0.99)))
+
+
+@pytest.mark.parametrize("resolved", [True, False])
+def test_useful_posts_for_a_relevant_link(resolved: bool) -> None:
+    hit = similar(5, resolved=resolved, resolution="Pinned torch." if resolved else "unresolved")
+    assert posting_reasons(unsure(similar=[hit])) == ["a relevant link"]
+
+
+def test_useful_posts_for_a_request_the_report_calls_for() -> None:
+    """An error mentioned but not pasted is specific to this report even with no stated label."""
+    assert posting_reasons(unsure(missing_info=[TRACEBACK])) == ["specific missing information"]
+
+
+def test_generic_requests_alone_are_not_worth_a_comment() -> None:
+    assert not worth_posting(unsure(missing_info=[VERSIONS, REPRO]))
+
+
+def test_a_symptom_outside_the_stated_stage_is_not_a_stated_label() -> None:
+    triage = unsure(stage=prediction("S5", 0.2, abstained=True), symptom=prediction("4.2", 0.9),
+                    root_cause=prediction("R4.5", 0.9))
+    assert worth_posting(triage)  # with no stated stage the symptom stands on its own
+    inconsistent = triage.model_copy(update={"stage": prediction("S5", 0.9)})
+    assert posting_reasons(inconsistent) == ["a stated label"]  # the stage, not the symptom
+
+
+def test_always_posts_every_triage_and_never_posts_none() -> None:
+    assert worth_posting(unsure(), "always")
+    assert not worth_posting(make_triage(), "never")
+    assert worth_posting(make_triage(), "useful")
+
+
+def test_all_reasons_are_reported() -> None:
+    assert posting_reasons(make_triage()) == [
+        "a stated label", "a relevant link", "specific missing information"]
+
+
+def test_comment_for_a_low_confidence_issue_states_nothing() -> None:
+    """Posted anyway (``always``), an unsure triage names no label to the reporter."""
+    body = comment.render(unsure())
+    main = body.split("<details>")[0]
+    assert "no classification I am confident of" in main
+    for name in ("Training", "Memory", "Constrained", "Optimize", "%"):
+        assert name not in main
+    assert comment.TIPS_HEADING not in body and comment.SIMILAR_HEADING not in body

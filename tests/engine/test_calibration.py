@@ -1,0 +1,113 @@
+"""Threshold selection from out-of-fold outcomes, on synthetic records with known answers, and
+the link relevance score."""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from support.engine import hashing_index, records
+from triagebot.engine import crossfit, relevance
+from triagebot.engine.calibration import MIN_STATED, NEVER, Calibration, Outcomes, threshold
+
+
+def test_threshold_is_the_lowest_confidence_whose_tail_reaches_the_target() -> None:
+    # 20 right at 0.9, then 10 at 0.6 of which 5 right, then 10 wrong at 0.3
+    conf = [0.9] * 20 + [0.6] * 10 + [0.3] * 10
+    right = [True] * 20 + [True, False] * 5 + [False] * 10
+    # tails: >= 0.9 -> 20/20; >= 0.6 -> 25/30 = 0.833; >= 0.3 -> 25/40 = 0.625
+    assert threshold(conf, right, 0.9) == 0.9
+    assert threshold(conf, right, 0.8) == 0.6
+    assert threshold(conf, right, 0.95) == 0.9
+    assert threshold(conf, right, 0.5) == 0.3
+
+
+def test_threshold_by_hand_small_cases() -> None:
+    conf = [0.9] * 20 + [0.6] * 10
+    right = [True] * 20 + [True, False] * 5
+    assert threshold(conf, right, 0.84) == pytest.approx(0.9)  # 25/30 = 0.833 < 0.84
+    assert threshold(conf, right, 0.83) == pytest.approx(0.6)
+    assert threshold(conf, right, 0.85) == pytest.approx(0.9)
+
+
+def test_ties_are_never_split() -> None:
+    conf = [0.5] * 40
+    right = [True] * 30 + [False] * 10  # 0.75 overall; no prefix of a tie may be taken
+    assert threshold(conf, right, 0.8) == NEVER
+    assert threshold(conf, right, 0.75) == 0.5
+
+
+def test_a_small_tail_must_clear_its_target_by_a_standard_error() -> None:
+    conf = [0.9] * 20 + [0.1] * 20
+    right = [True] * 19 + [False] + [False] * 20  # 0.95 over 20 guesses: SE 0.049
+    assert threshold(conf, right, 0.9) == 0.9
+    assert threshold(conf, right, 0.92, z=1.0) == NEVER
+    assert threshold(conf * 10, right * 10, 0.92, z=1.0) == 0.9  # 190/200: SE 0.015
+
+
+def test_too_few_right_guesses_never_open_the_gate() -> None:
+    conf = [0.99] * (MIN_STATED - 1) + [0.1] * 50
+    right = [True] * (MIN_STATED - 1) + [False] * 50
+    assert threshold(conf, right, 0.9) == NEVER
+
+
+def test_selected_precision_is_met_on_a_synthetic_calibrated_model() -> None:
+    """Confidences that are true probabilities: the chosen tail is right ~target of the time on
+    fresh draws from the same model."""
+    rng = random.Random(7)
+    def draw(n: int) -> list[tuple[float, bool]]:
+        out = []
+        for _ in range(n):
+            p = rng.random()
+            out.append((p, rng.random() < p))
+        return out
+    record = Outcomes.of(draw(4000))
+    t = record.threshold(0.9, margin=0.0)
+    fresh = [ok for p, ok in draw(20000) if p >= t]
+    assert 0.86 <= sum(fresh) / len(fresh) <= 0.97
+    assert 0.75 < t < 0.9  # the tail [t, 1] of a uniform calibrated score averages (1 + t) / 2
+
+
+def test_calibration_without_a_record_states_nothing() -> None:
+    empty = Calibration()
+    assert empty.threshold("stage") == NEVER
+    assert all(math.isinf(t) for t in empty.thresholds().values())
+
+
+def test_targets_can_be_overridden_per_repository() -> None:
+    conf = [0.9] * 400 + [0.5] * 400
+    right = [True] * 400 + [True] * 240 + [False] * 160  # tail at 0.5: 640/800 = 0.8
+    calibration = Calibration(outcomes={"stage": Outcomes.of(list(zip(conf, right)))})
+    assert calibration.threshold("stage", 0.75) == 0.5
+    assert calibration.threshold("stage", 0.9) == 0.9
+    assert calibration.thresholds({"stage": 0.75})["stage"] == 0.5
+
+
+def test_precision_coverage_reads_the_record() -> None:
+    record = Outcomes.of([(0.9, True)] * 3 + [(0.2, False)])
+    assert record.precision_coverage(0.5) == (1.0, 0.75)
+    assert math.isnan(record.precision_coverage(0.95)[0])
+
+
+def test_relevance_score_learns_that_agreement_matters() -> None:
+    rng = np.random.default_rng(0)
+    rows = rng.random((600, len(relevance.FEATURES)))
+    relevant = rows[:, relevance.FEATURES.index("p_symptom")] > 0.6
+    model = relevance.fit(rows, relevant)
+    scores = model.score(rows)
+    assert scores[relevant].mean() > scores[~relevant].mean() + 0.3
+    assert relevance.fit(rows[:0], relevant[:0]).score(rows[:2]).tolist() == [0.5, 0.5]
+
+
+def test_out_of_fold_record_never_uses_an_issue_to_predict_itself() -> None:
+    index = hashing_index()
+    record = crossfit.out_of_fold(index.items, index.vectors, index.features, index.embedder_name, k=4)
+    for pos, candidates in enumerate(record.candidates):
+        assert all(record.fold_of[c] != record.fold_of[pos] for c, _ in candidates)
+    for number, model in enumerate(record.models):
+        assert all(record.fold_of[row] != number for row in model.rows)
+    calibration = record.calibration(index.items, range(len(index.items)))
+    assert set(calibration.outcomes) >= {"stage", "symptom", "link"}
+    assert len(calibration.outcomes["stage"].confidence) == len(records())

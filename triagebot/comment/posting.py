@@ -1,0 +1,47 @@
+"""Whether a triage is worth a public comment. Pure.
+
+One decision shared by the service (``service/jobs.py``: comment and labels, or silence) and the
+backtest (``posted`` in ``eval --predictions``), so both measure and do the same thing. A comment
+that states nothing right and links nothing relevant costs the reporter's attention and teaches
+them to ignore the bot; with ``comment: useful`` (the default) the bot stays silent then, and the
+triage is still recorded for the review page.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from triagebot.comment.sections import asked_missing, choice, flag, split_similar
+from triagebot.domain import missing
+from triagebot.domain.models import Triage
+
+CommentMode = Literal["useful", "always", "never"]
+
+
+def worth_posting(triage: Triage, mode: CommentMode = "useful") -> bool:
+    """Whether the bot speaks on the issue at all (comment and labels), per the repository's
+    ``comment:`` setting. The one decision the service and the backtest share.
+
+    ``always`` posts every triage, ``never`` none (triages are still recorded for the review
+    page). ``useful`` posts only when something clears the bar (``posting_reasons``): a wrong or
+    empty comment on every issue teaches reporters to ignore the bot."""
+    if mode == "never":
+        return False
+    return mode == "always" or bool(posting_reasons(triage))
+
+
+def posting_reasons(triage: Triage) -> list[str]:
+    """What in this triage is worth a public comment: a stated label (stage, symptom, root cause,
+    fix pattern, or "not a bug"), a relevant link, or a request specific to this report. The
+    distributed flag alone is not: it tells the reporter nothing they can act on."""
+    reasons = []
+    if any(choice(triage, dim) for dim in ("stage", "symptom", "root_cause", "fix_pattern")) \
+            or flag(triage, "is_bug") is False:
+        reasons.append("a stated label")
+    resolved, related = split_similar(triage.similar)
+    if resolved or related:
+        reasons.append("a relevant link")
+    if missing.specific(asked_missing(triage), choice(triage, "stage")):
+        reasons.append("specific missing information")
+    return reasons
+
+
