@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from support.engine import records
+from support.engine import hashing_index, records
 from triagebot.domain.models import Issue, LabelledIssue, Labels, Similar, Triage
 from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine.build import build_index
@@ -28,8 +28,7 @@ def labelled(repo: str, number: int, title: str, **fields) -> LabelledIssue:
 
 
 def corpus(extra: list[LabelledIssue]) -> IssueIndex:
-    index, _ = build_index(records() + extra, HashingEmbedder())
-    return index
+    return hashing_index(records() + extra)  # with the permissive test calibration
 
 
 def private_and_public() -> list[LabelledIssue]:
