@@ -7,8 +7,7 @@ import json
 
 import pytest
 
-from support.engine import (DS_REPO, deepspeed_issue, hashing_index, permissive_calibration, records,
-                            write_index)
+from support.engine import DS_REPO, deepspeed_issue, hashing_index, permissive_calibration, records, write_index
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.engine import relevance

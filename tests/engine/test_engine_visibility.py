@@ -11,7 +11,6 @@ import numpy as np
 from support.engine import hashing_index, records
 from triagebot.domain.models import Issue, LabelledIssue, Labels, Similar, Triage
 from triagebot.domain.visibility import Viewer, visible_to
-from triagebot.engine.build import build_index
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IssueIndex
 from triagebot.engine.triage import Engine

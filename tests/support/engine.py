@@ -9,10 +9,10 @@ from triagebot.domain.models import LabelledIssue
 from triagebot.engine import relevance
 from triagebot.engine.build import build_index
 from triagebot.engine.calibration import DEFAULT_TARGETS, Calibration, Outcomes
-from triagebot.engine.relevance import RelevanceModel
 from triagebot.engine.dataset import read_labelled
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IssueIndex
+from triagebot.engine.relevance import RelevanceModel
 
 DATA = Path(__file__).with_name("engine_data.jsonl")
 DS_REPO = "microsoft/DeepSpeed"

@@ -11,9 +11,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from support.engine import permissive_calibration  # noqa: E402
 from support.service import RecordingPort  # noqa: E402
 from triagebot.domain.models import LabelledIssue, Labels  # noqa: E402
-from support.engine import permissive_calibration  # noqa: E402
 from triagebot.engine.build import build_index  # noqa: E402
 from triagebot.engine.embed import HashingEmbedder  # noqa: E402
 from triagebot.github.port import CommentState, IssueState  # noqa: E402

@@ -89,7 +89,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         "repro": lambda: not _REPRO.search(text),
     }
     found: list[MissingInfo] = []
-    for key in _ORDER.get(stage, _ORDER["S4"]):
+    for key in _ORDER.get(stage or "", _ORDER["S4"]):
         if key in _NEEDS_DISTRIBUTED and not distributed:
             continue
         if key in _COVERED_BY_DS_REPORT and any(item.key == "ds_report" for item in found):

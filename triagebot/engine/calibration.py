@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -45,7 +45,7 @@ class Outcomes(BaseModel):
     correct: list[bool] = Field(default_factory=list)
 
     @classmethod
-    def of(cls, pairs: Sequence[tuple[float, bool]]) -> "Outcomes":
+    def of(cls, pairs: Sequence[tuple[float, bool]]) -> Outcomes:
         ranked = sorted(pairs, key=lambda p: -p[0])
         return cls(confidence=[round(float(c), 5) for c, _ in ranked],
                    correct=[bool(k) for _, k in ranked])
@@ -107,7 +107,7 @@ class Calibration(BaseModel):
         return {dim: self.threshold(dim, wanted[dim]) for dim in wanted}
 
     @classmethod
-    def load(cls, directory: str | Path) -> "Calibration":
+    def load(cls, directory: str | Path) -> Calibration:
         """The stored record; an empty one (nothing is ever stated) when the index has none."""
         path = Path(directory) / FILE
         if not path.is_file():

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from triagebot.domain import rules, taxonomy
-from triagebot.domain.models import LabelledIssue, Triage
+from triagebot.domain.models import IndexedIssue, LabelledIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine import crossfit, relevance
 from triagebot.engine.analysis import Analysed, analyse_many, stack
@@ -135,9 +134,8 @@ def cross_validate(
         calibration = record.calibration(items, others)
         vecs = vectors if fold_vectors is None else fold_vectors[number]
         for i in (i for i in covered if record.fold_of[i] == number):
-            viewer = Viewer.of(records[i].repo)  # the same rule as Engine.triage
             hits = model.index.search(vecs[i], k=relevance.CANDIDATES,
-                                      visible=lambda item, v=viewer: visible_to(item, v))
+                                      visible=_visible_from(records[i].repo))
             mine = replace(analysed[i], vector=vecs[i])
             triages[i] = predict(records[i], mine, model.index, model.classifier, hits,
                                  calibration=calibration)
@@ -148,6 +146,12 @@ def cross_validate(
     result["predictions"] = [backtest_row(r, t, render, worth_posting) for r, t in tested]
     result["stated"] = stated_summary(result["predictions"], [r for r, _ in tested], records)
     return result
+
+
+def _visible_from(repo: str) -> Callable[[IndexedIssue], bool]:
+    """The same rule as ``Engine.triage``: what an issue of ``repo`` may be shown."""
+    viewer = Viewer.of(repo)
+    return lambda item: visible_to(item, viewer)
 
 
 class _Precomputed:

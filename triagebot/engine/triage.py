@@ -6,10 +6,10 @@ offline answer but never replaces the checks around it."""
 from __future__ import annotations
 
 import logging
-
-import numpy as np
 from pathlib import Path
 from typing import Protocol
+
+import numpy as np
 
 from triagebot.domain import missing, rules, taxonomy
 from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
@@ -232,7 +232,8 @@ def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
 def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float) -> Similar:
     return Similar(
         repo=item.repo, number=item.number, url=item.url, title=item.title,
-        score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels, resolution=item.resolution,
+        score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels,
+        resolution=item.resolution,
         resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo, status=item.status,
     )
 

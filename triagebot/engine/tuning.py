@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -34,7 +36,7 @@ def label_ids(values: list[str], unknown: str = "unknown") -> tuple[np.ndarray, 
     return np.array([index.get(v, -1) for v in values], dtype=np.int64), classes
 
 
-def set_seed(seed: int = SEED):
+def set_seed(seed: int = SEED) -> None:
     import random
 
     random.seed(seed)
@@ -50,13 +52,13 @@ def load_base():  # type: ignore[no-untyped-def]
     return st
 
 
-def _pool(hidden, mask):
+def _pool(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     m = mask.unsqueeze(-1).to(hidden.dtype)
     return (hidden * m).sum(1) / m.sum(1).clamp(min=1e-9)
 
 
 @torch.inference_mode()
-def embed(st, texts, batch_size: int = 64) -> np.ndarray:
+def embed(st: Any, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
     """Mean-pooled, L2-normalised embeddings; batches sorted by length (same result as st.encode)."""
     model, tok = st[0].auto_model, st.tokenizer
     was_training = model.training
@@ -74,7 +76,8 @@ def embed(st, texts, batch_size: int = 64) -> np.ndarray:
     return out
 
 
-def supcon(anchors, cands, a_lab, c_lab, tau, a_id=None, c_id=None):
+def supcon(anchors: torch.Tensor, cands: torch.Tensor, a_lab: torch.Tensor, c_lab: torch.Tensor,
+           tau: float, a_id: torch.Tensor | None = None, c_id: torch.Tensor | None = None) -> torch.Tensor:
     """Supervised contrastive loss (Khosla et al.). anchors (n,d) are cands[:n]; label -1 = none.
 
     Candidates with the anchor's own issue id (its stale copy in the memory) are excluded.
@@ -83,7 +86,7 @@ def supcon(anchors, cands, a_lab, c_lab, tau, a_id=None, c_id=None):
     logits = anchors @ cands.T / tau
     self_mask = torch.zeros_like(logits, dtype=torch.bool)
     self_mask[torch.arange(n), torch.arange(n)] = True
-    if a_id is not None:
+    if a_id is not None and c_id is not None:
         self_mask |= a_id[:, None] == c_id[None, :]
     logits = logits.masked_fill(self_mask, float("-inf"))
     log_prob = logits - torch.logsumexp(logits, dim=1, keepdim=True)
@@ -97,9 +100,10 @@ def supcon(anchors, cands, a_lab, c_lab, tau, a_id=None, c_id=None):
     return per.mean()
 
 
-def finetune(texts, sym, rc, *, epochs=3, lr=4e-5, batch_size=32, tau=0.07, rc_weight=0.3,
-             queue_size=512, warmup=0.1, weight_decay=0.01, freeze_embeddings=True, seed=SEED,
-             tag=""):
+def finetune(texts: Sequence[str], sym: np.ndarray, rc: np.ndarray, *, epochs: int = 3,
+             lr: float = 4e-5, batch_size: int = 32, tau: float = 0.07, rc_weight: float = 0.3,
+             queue_size: int = 512, warmup: float = 0.1, weight_decay: float = 0.01,
+             freeze_embeddings: bool = True, seed: int = SEED, tag: str = "") -> Any:
     """Fine-tune MiniLM with SupCon on symptom (+ rc_weight * SupCon on known root cause).
 
     Batches are built from length-sorted (jittered) issues to avoid padding; since such batches are
