@@ -8,10 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from support.engine import records
+from support.engine import hashing_index, records
 from triagebot.domain.models import Issue, LabelledIssue, Labels, Similar, Triage
 from triagebot.domain.visibility import Viewer, visible_to
-from triagebot.engine.build import build_index
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IssueIndex
 from triagebot.engine.triage import Engine
@@ -28,8 +27,7 @@ def labelled(repo: str, number: int, title: str, **fields) -> LabelledIssue:
 
 
 def corpus(extra: list[LabelledIssue]) -> IssueIndex:
-    index, _ = build_index(records() + extra, HashingEmbedder())
-    return index
+    return hashing_index(records() + extra)  # with the permissive test calibration
 
 
 def private_and_public() -> list[LabelledIssue]:

@@ -25,11 +25,9 @@ from triagebot.engine.index import IssueIndex
 log = logging.getLogger(__name__)
 
 # A CUDA mismatch between torch and nvcc while something is being built (``rules.decisive``) is a
-# build failure whatever else the report talks about; the learned model sees too few of them to
-# know. When it picks another stage, nothing of the bug's category is stated; when it picks the
-# build stage, that stage is stated even under its calibrated threshold: torch's extension builder
-# refuses a CUDA toolkit other than the one torch was built with, so the stage is certain by
-# mechanism, not by statistics (the record holds one such report, too few to calibrate on).
+# build failure whatever else the report talks about: torch's extension builder refuses a CUDA
+# toolkit other than the one torch was built with, so the stage is certain by mechanism, not by
+# statistics (the shared data holds one such report, too few to calibrate on).
 DECISIVE_STAGE = "S1"
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
@@ -136,10 +134,7 @@ def predict(
     choices = decide(dists)
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
     if rules.decisive(analysed.full, analysed.env):
-        if choices["stage"].id != DECISIVE_STAGE:
-            preds = _withheld(preds, ("stage", "symptom", "root_cause", "fix_pattern"))
-        else:  # the model agrees with the rule: the build stage is stated whatever its confidence
-            preds["stage"] = preds["stage"].model_copy(update={"abstained": False})
+        preds = _decisive_build_failure(preds, dists, analysed.full)
     preds = _hierarchy_kept(preds)
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"])
@@ -160,6 +155,22 @@ def _hierarchy_kept(preds: dict[str, Prediction]) -> dict[str, Prediction]:
     outside = tuple(dim for dim in ("symptom", "root_cause")
                     if stage.abstained or taxonomy.stage_of(dim, preds[dim].id) != stage.id)
     return _withheld(preds, outside) if outside else preds
+
+
+def _decisive_build_failure(preds: dict[str, Prediction], dists: dict[str, dict[str, float]],
+                            full: str) -> dict[str, Prediction]:
+    """A torch/nvcc CUDA mismatch while building is a build failure (stage S1) by the taxonomy's
+    own definition, whatever else the report mentions; the learned model sees too few to know (one
+    of the 977 shared issues). The stage is stated from the rule; the finer dimensions are stated
+    only if the model independently chose them inside S1."""
+    if preds["stage"].id == DECISIVE_STAGE:
+        return {**preds, "stage": preds["stage"].model_copy(update={"abstained": False})}
+    stage = Prediction(
+        id=DECISIVE_STAGE, name=_name("stage", DECISIVE_STAGE),
+        confidence=round(dists.get("stage", {}).get(DECISIVE_STAGE, 0.0), 4), abstained=False,
+        evidence=rules.evidence(full, "stage", DECISIVE_STAGE),
+        facts=rules.facts(full, "stage", DECISIVE_STAGE))
+    return {**_withheld(preds, ("symptom", "root_cause", "fix_pattern")), "stage": stage}
 
 
 def _withheld(preds: dict[str, Prediction], dims: tuple[str, ...]) -> dict[str, Prediction]:
