@@ -92,7 +92,7 @@ def resolution_line(comments: list[CommentState], limit: int = RESOLUTION_CHARS)
             continue
         prose = _prose(comment.body or "")
         if len(prose) > MIN_REPLY_CHARS:
-            return _first_sentences(_neutral(prose), limit)
+            return _first_sentences(sanitize.neutral(prose), limit)
     return UNRESOLVED
 
 
@@ -101,11 +101,6 @@ def _prose(body: str) -> str:
     prose, _ = text.split_code(text.normalize(body))
     prose = text.strip_markup(_QUOTE.sub("", prose))
     return " ".join(prose.split())
-
-
-def _neutral(line: str) -> str:
-    line = sanitize.redact_secrets(sanitize.remove_urls(sanitize.clean(line)))
-    return sanitize.neutralize_references(sanitize.neutralize_mentions(line))
 
 
 def _first_sentences(line: str, limit: int) -> str:
