@@ -17,6 +17,7 @@ from triagebot import __version__
 from triagebot.cli import maint as cli_maint
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError
+from triagebot.domain import taxonomy
 from triagebot.settings import default_index
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
@@ -137,11 +138,10 @@ def load_engine(index_dir: Path | None, use_llm: bool = False):  # type: ignore[
 
 def triage_json(result) -> dict:  # type: ignore[no-untyped-def, type-arg]
     """The documented JSON shape of ``triagebot triage --json``."""
-    dims = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
     out = {
         dim: {"id": p.id, "name": p.name, "confidence": p.confidence, "abstained": p.abstained,
               "evidence": p.evidence}
-        for dim in dims for p in [result.prediction(dim)]
+        for dim in taxonomy.ALL_DIMENSIONS for p in [result.prediction(dim)]
     }
     out["similar"] = [
         {"repo": s.repo, "number": s.number, "url": s.url, "title": s.title, "score": s.score,
@@ -200,7 +200,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 def format_report(result: dict) -> str:  # type: ignore[type-arg]
     lines = [f"n = {result['n']}",
              f"{'dimension':<22}{'n':>5}{'acc':>8}{'macroF1':>9}{'kappa':>8}{'cover':>8}{'cov.acc':>9}"]
-    for dim in ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific"):
+    for dim in taxonomy.LABEL_DIMENSIONS:
         m = result[dim]
         lines.append(f"{dim:<22}{m['n']:>5}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
                      f"{m['kappa']:>8.3f}{m['coverage']:>8.3f}{m['covered_accuracy']:>9.3f}")

@@ -19,6 +19,9 @@ TITLE_CHARS = 100
 # Advice is only drawn from labels the bot is reasonably sure of: a wrong tip sends the reporter
 # down the wrong path, which costs more than no tip.
 TIP_MIN_CONFIDENCE = 0.4
+# Whose advice comes first: a cause says most about what to do, a fix pattern least. A priority of
+# the comment, not the taxonomy's list of dimensions (that is taxonomy.AFTER_STAGE).
+TIP_ORDER = ("root_cause", "symptom", "fix_pattern")
 
 DETAILS_SUMMARY = "Alternatives, related issues and details"
 ALTERNATIVES_HEADING = "**Other candidates**"
@@ -116,7 +119,7 @@ def tips(triage: Triage, markdown: bool = True) -> list[str]:
         return [QUESTION_TIP]
     advice: dict[str, list[str]] = getattr(taxonomy, "FIX_ADVICE", {})
     picked: list[str] = []
-    for dimension in ("root_cause", "symptom", "fix_pattern"):
+    for dimension in TIP_ORDER:
         label_id = choice(triage, dimension)
         sure = triage.prediction(dimension).confidence >= TIP_MIN_CONFIDENCE
         found = advice.get(label_id, []) if label_id and sure else []
@@ -198,7 +201,7 @@ def evidence_lines(triage: Triage) -> list[str]:
 
 def _neighbour_agreement(triage: Triage, dimension: str) -> str:
     """"3 of 5 similar issues agree" when at least two neighbours share the predicted id."""
-    if dimension not in ("stage", "symptom", "root_cause", "fix_pattern") or not triage.similar:
+    if dimension not in taxonomy.DIMENSIONS or not triage.similar:
         return ""
     label_id = triage.prediction(dimension).id
     same = sum(getattr(s.labels, dimension) == label_id for s in triage.similar)

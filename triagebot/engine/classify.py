@@ -21,8 +21,8 @@ import numpy as np
 from triagebot.domain import taxonomy
 from triagebot.engine.index import IssueIndex
 
-DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
-BINARY = ("distributed_specific", "is_bug")
+DIMENSIONS = taxonomy.ALL_DIMENSIONS
+BINARY = taxonomy.FLAGS
 
 # Confidence under which a dimension abstains: the comment then says "unsure" instead of
 # naming a guess. Set low enough that the bot commits whenever its best guess is clearly more often

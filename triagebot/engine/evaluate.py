@@ -19,7 +19,7 @@ from triagebot.engine.index import IssueIndex
 from triagebot.domain.models import LabelledIssue, Triage
 from triagebot.engine.triage import Engine, predict
 
-EVAL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
+EVAL_DIMENSIONS = taxonomy.LABEL_DIMENSIONS
 
 
 def truth(record: LabelledIssue, dimension: str) -> str | None:
@@ -136,7 +136,7 @@ def baselines(records: Sequence[LabelledIssue], analysed: Sequence[Analysed], k:
     """Majority class (learned per fold) and the keyword-rule classifier, never abstaining."""
     out: dict = {}  # type: ignore[type-arg]
     rule_guesses = [rules.classify(a.full, a.env) for a in analysed]
-    for dim in ("stage", "symptom", "root_cause", "fix_pattern"):
+    for dim in taxonomy.DIMENSIONS:
         majority_pairs, rule_pairs = [], []
         for test_rows in folds(len(records), k):
             test = set(test_rows)

@@ -94,7 +94,7 @@ def predict(
             dist[dim] = blend(dist[dim], {rule_id: 1.0}, weight)
     stage = _prediction("stage", dist["stage"], analysed.full)
     preds = {"stage": stage}
-    inside = {dim: within_stage(dist[dim], dim, stage.id) for dim in ("symptom", "root_cause")}
+    inside = {dim: within_stage(dist[dim], dim, stage.id) for dim in taxonomy.IN_STAGE}
     for dim, sub in inside.items():
         preds[dim] = _prediction(dim, sub, analysed.full, scale=stage.confidence)
     fix = blend(dist["fix_pattern"], classifier.fix_via_cause(inside["root_cause"]), FIX_VIA_CAUSE)

@@ -55,14 +55,14 @@ def confirmed_labels(ids: dict[str, str]) -> Labels | None:
     stage = ids.get("stage") or _implied_stage(ids)
     if stage is None:
         return None
-    kept = {d: v for d, v in ids.items() if d in ("symptom", "root_cause", "fix_pattern")
+    kept = {d: v for d, v in ids.items() if d in taxonomy.AFTER_STAGE
             and (d == "fix_pattern" or taxonomy.stage_of(d, v) == stage)}
     distributed = True if "distributed_specific" in ids else None
     return Labels(stage=stage, distributed_specific=distributed, **kept)
 
 
 def _implied_stage(ids: dict[str, str]) -> str | None:
-    for dim in ("symptom", "root_cause"):
+    for dim in taxonomy.IN_STAGE:
         if dim in ids:
             return taxonomy.stage_of(dim, ids[dim])
     return None

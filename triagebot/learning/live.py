@@ -23,11 +23,9 @@ from triagebot.engine.analysis import analyse_many, stack
 from triagebot.learning.closed_issue import close_reason
 from triagebot.engine.embed import Embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import IndexedIssue, Issue, Labels, LabelStatus, Triage
+from triagebot.domain.models import MAX_TITLE_CHARS, IndexedIssue, Issue, Labels, LabelStatus, Triage
 from triagebot.github.port import IssueState
 
-LABEL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
-DIMENSIONS = LABEL_DIMENSIONS + ("is_bug",)
 RETRAIN_STAMP = "retrain.stamp"  # touched by ``triagebot retrain``: running engines refit
 
 
@@ -133,13 +131,13 @@ class LiveEngine:
 def corrected_item(item: IndexedIssue, dimension: str, new_id: str) -> IndexedIssue:
     """``item`` with one dimension set by a human and marked confirmed. Pure. A new stage clears a
     symptom or root cause that no longer belongs to it (the hierarchy must hold)."""
-    if dimension not in DIMENSIONS:
+    if dimension not in taxonomy.ALL_DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}")
     if dimension == "is_bug":
         return item.model_copy(update={"is_bug": _yes(new_id), "status": "confirmed"})
     labels = item.labels.model_dump()
     labels[dimension] = _yes(new_id) if dimension == "distributed_specific" else new_id
-    for dim in ("symptom", "root_cause"):
+    for dim in taxonomy.IN_STAGE:
         if labels[dim] != taxonomy.UNKNOWN and taxonomy.stage_of(dim, labels[dim]) != labels["stage"]:
             if dim == dimension:
                 raise ValueError(f"{dim} {new_id!r} is not in stage {labels['stage']}")
@@ -151,7 +149,7 @@ def _yes(value: str) -> bool:
     return str(value).lower() in ("yes", "true", "1")
 
 
-def apply_correction(target: Any, repo: str, number: int, dimension: str, new_id: str,
+def correct_index(target: Any, repo: str, number: int, dimension: str, new_id: str,
                      index_dir: str | Path | None = None) -> bool:
     """Set one dimension of an indexed issue now and save. ``target`` is a ``LiveIndex``, a
     ``LiveEngine``, an ``Engine`` or an ``IssueIndex`` (the last two save to ``index_dir`` when
@@ -195,8 +193,7 @@ def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[Close
     """Embed title+body of each issue in one batch and add (or replace) them; returns new rows."""
     if not entries:
         return 0
-    issues = [Issue(repo=e.issue.repo, number=e.issue.number, title=e.issue.title[:1000],
-                    body=e.issue.body) for e in entries]
+    issues = [e.issue.to_issue() for e in entries]
     vectors, features = stack(analyse_many(issues, embedder), len(rules.FEATURE_NAMES))
     return index.add([indexed_item(e) for e in entries], vectors, features)
 
@@ -204,7 +201,7 @@ def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[Close
 def indexed_item(entry: ClosedEntry) -> IndexedIssue:
     issue = entry.issue
     return IndexedIssue(
-        repo=issue.repo, number=issue.number, url=issue.url, title=issue.title[:1000],
+        repo=issue.repo, number=issue.number, url=issue.url, title=issue.title[:MAX_TITLE_CHARS],
         state="closed", close_reason=close_reason(issue.state_reason), labels=entry.labels,
         is_bug=entry.is_bug, resolution=entry.resolution, status=entry.status,
         duplicate_of=entry.duplicate_of)
@@ -220,7 +217,7 @@ def add_closed_issue(index: IssueIndex, embedder: Embedder, issue_state: IssueSt
 
 def labels_of(triage: Triage) -> tuple[Labels, bool]:
     """The engine's answer as index labels (for issues nobody labelled)."""
-    ids = {dim: triage.prediction(dim).id for dim in ("stage", "symptom", "root_cause", "fix_pattern")}
+    ids = {dim: triage.prediction(dim).id for dim in taxonomy.DIMENSIONS}
     distributed = triage.distributed_specific.id == "yes"
     return Labels(**ids, distributed_specific=distributed), triage.is_bug.id != "no"
 
@@ -235,8 +232,7 @@ def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[[IssueState,
         status: LabelStatus = "confirmed" if labels and _was_reviewed(store, issue) else "predicted"
         is_bug = True
         if labels is None:
-            triage = engine.triage(Issue(repo=issue.repo, number=issue.number, title=issue.title[:1000],
-                                         body=issue.body))
+            triage = engine.triage(issue.to_issue())
             labels, is_bug = labels_of(triage)
             if store is not None:
                 store.save_triage(triage, None, None)  # author None: not counted by flood limits

@@ -21,7 +21,6 @@ from triagebot.llm import summary as llm_summary
 from triagebot.domain import repo_config
 from triagebot.github.errors import RateLimited
 from triagebot.learning.live import ClosedEntry, LiveEngine, add_closed_issues, labels_of
-from triagebot.domain.models import Issue
 from triagebot.github.port import GitHubPort, IssueState
 
 MAX_WAITS = 5  # consecutive rate-limit waits without progress before giving up (RELIABILITY 26)
@@ -132,8 +131,7 @@ class Syncer:
         return self.summarize(issue.title, llm_summary.discussion(comments)) or offline
 
     def _predict(self, issue: IssueState) -> tuple[Any, bool]:
-        triage = self.engine.triage(Issue(repo=issue.repo, number=issue.number,
-                                          title=issue.title[:1000], body=issue.body))
+        triage = self.engine.triage(issue.to_issue())
         if self.store is not None and self.store.get_triage(issue.repo, issue.number) is None:
             self.store.save_triage(triage, None, None)  # reviewable on /review; author not counted
         return labels_of(triage)

@@ -16,6 +16,7 @@ from triagebot.comment import render as comment
 from triagebot.learning import corrections
 from triagebot.service import policy
 from triagebot.domain import repo_config
+from triagebot.domain import taxonomy
 from triagebot.github.errors import QuotaPaused
 from triagebot.domain.models import Issue, Labels, Triage
 from triagebot.github.port import GitHubPort, IssueState
@@ -23,7 +24,6 @@ from triagebot.store.queue import Job
 from triagebot.store.records import Feedback, Store, StoredTriage
 
 AUTHOR_LIMIT_PER_HOUR = 5
-DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
 GITHUB_KINDS = frozenset({"triage", "index_add", "command"})  # jobs that call GitHub
 
 
@@ -76,8 +76,7 @@ def triage_job(deps: Deps, job: Job) -> str:
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
         return "skipped: disabled in .github/triagebot.yml"
-    triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
-                                      title=issue.title, body=issue.body))
+    triage = deps.engine.triage(issue.to_issue())
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
     triage = with_corrections(deps.store, triage)
     comment_id = upsert_comment(deps, port, issue, triage)
@@ -167,7 +166,7 @@ def corrected_labels(store: Store, repo: str, number: int) -> Labels | None:
     stored = store.get_triage(repo, number)
     if stored is None:
         return None
-    ids = {dim: stored.triage.prediction(dim).id for dim in DIMENSIONS}
+    ids = {dim: stored.triage.prediction(dim).id for dim in taxonomy.DIMENSIONS}
     for fb in store.feedback(repo, number):
         if fb.dimension in ids and fb.new_id and fb.source in ("command", "page"):
             ids[fb.dimension] = fb.new_id
@@ -238,7 +237,7 @@ def _command_value(value: str | bool | None) -> str | None:
 
 
 def _old_id(triage: Triage | None, dimension: str | None) -> str | None:
-    if triage is None or dimension not in DIMENSIONS + ("is_bug",):
+    if triage is None or dimension not in taxonomy.DIMENSIONS + ("is_bug",):
         return None
     return triage.prediction(dimension).id
 
