@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from triagebot.settings import Settings
+
 WARMUP = 5
 STAGES = ("embed", "search")
 
@@ -44,13 +46,12 @@ class _Clock:
         return timed
 
 
-def cmd_bench_triage(args: argparse.Namespace) -> int:
-    from triagebot.settings import default_index
+def cmd_bench_triage(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.engine.dataset import read_labelled
 
     records = read_labelled(args.data)
     records = records[: args.limit] if args.limit else records
-    result = bench_triage(args.index or default_index(), records)
+    result = bench_triage(args.index or settings.index, records)
     print(json.dumps(result) if args.json else format_result(result))
     return 0
 

@@ -1,7 +1,8 @@
 """Command line: a thin client over the same objects the service uses.
 
-Every error a user can cause (a missing file, a bad JSON, an index that is not one) ends in one
-line on stderr and exit status 2; nothing prints a traceback."""
+Settings are read here, once, before any command runs (``Settings.from_env``), and handed to the
+command. Every error a user can cause (a missing file, a bad JSON, an index that is not one, a bad
+setting) ends in one line on stderr and exit status 2; nothing prints a traceback."""
 from __future__ import annotations
 
 import argparse
@@ -18,7 +19,7 @@ from triagebot.cli import maint as cli_maint
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError
 from triagebot.domain import taxonomy
-from triagebot.settings import default_index
+from triagebot.settings import Settings, in_effect
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
 
@@ -26,13 +27,14 @@ MAX_INPUT_BYTES = 8 * 1024 * 1024
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=os.environ.get("TRIAGEBOT_LOG_LEVEL", "WARNING"),
-                        format="%(levelname)s %(name)s: %(message)s")
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        settings = Settings.from_env()
+        logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+        with in_effect(settings):
+            return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:
         print("triagebot: interrupted", file=sys.stderr)
         return 130
@@ -69,24 +71,24 @@ def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
     cli_maint.register_index_actions(index)
 
 
-def cmd_index_build(args: argparse.Namespace) -> int:
+def cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.engine.build import build_index
     from triagebot.engine.dataset import read_labelled
     from triagebot.engine.embed import default_embedder
 
     records = read_labelled(args.data)
-    index, rate = build_index(records, default_embedder())
+    index, rate = build_index(records, default_embedder(settings.embedder))
     index.save(args.out)
     print(f"indexed {len(index)} issues into {args.out} ({rate:.1f} issues/s)")
     return 0
 
 
-def cmd_index_info(args: argparse.Namespace) -> int:
+def cmd_index_info(args: argparse.Namespace, settings: Settings) -> int:
     from collections import Counter
 
     from triagebot.engine.index import IssueIndex
 
-    index = IssueIndex.load(args.index or default_index())
+    index = IssueIndex.load(args.index or settings.index)
     repos = Counter(item.repo for item in index.items)
     print(f"{len(index)} issues, embedder {index.embedder_name} ({index.dim} dims)")
     for repo, count in repos.most_common():
@@ -107,12 +109,12 @@ def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
     triage.set_defaults(func=cmd_triage)
 
 
-def cmd_triage(args: argparse.Namespace) -> int:
+def cmd_triage(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.comment import render as comment
     from triagebot.cli.issue_file import read_issue
 
     issue = read_issue(args.file, MAX_INPUT_BYTES)
-    engine = load_engine(args.index, use_llm=args.llm)
+    engine = load_engine(settings, args.index, use_llm=args.llm)
     result = engine.triage(issue)
     if args.json:
         print(json.dumps(triage_json(result), ensure_ascii=False))
@@ -123,17 +125,17 @@ def cmd_triage(args: argparse.Namespace) -> int:
     return 0
 
 
-def load_engine(index_dir: Path | None, use_llm: bool = False):  # type: ignore[no-untyped-def]
+def load_engine(settings: Settings, index_dir: Path | None, use_llm: bool = False):  # type: ignore[no-untyped-def]
     from triagebot.engine.triage import Engine
 
     refiner = None
     if use_llm:
-        from triagebot.llm.client import build_refiner
+        from triagebot.llm.client import refiner_for
 
-        refiner = build_refiner(os.environ)
+        refiner = refiner_for(settings.llm)
         if refiner is None:
             raise UserError("--llm needs TRIAGEBOT_LLM_MODEL (and TRIAGEBOT_LLM_BASE_URL or OPENAI_API_KEY)")
-    return Engine.load(index_dir or default_index(), refiner=refiner)
+    return Engine.load(index_dir or settings.index, refiner=refiner)
 
 
 def triage_json(result) -> dict:  # type: ignore[no-untyped-def, type-arg]
@@ -167,7 +169,7 @@ def _register_eval(sub) -> None:  # type: ignore[no-untyped-def]
     ev.set_defaults(func=cmd_eval)
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.engine import evaluate
     from triagebot.engine.dataset import read_labelled
 
@@ -181,9 +183,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise UserError("--cv with --llm is not supported; build an index and use --index")
         from triagebot.engine.embed import default_embedder
 
-        result = evaluate.cross_validate(records, default_embedder(), args.cv, progress=log)
+        result = evaluate.cross_validate(records, default_embedder(settings.embedder), args.cv,
+                                         progress=log)
     else:
-        engine = load_engine(args.index, use_llm=args.llm)
+        engine = load_engine(settings, args.index, use_llm=args.llm)
         overlap = sum(engine.index.row_of(r.key) is not None for r in records)
         if overlap:
             log(f"note: {overlap} of {len(records)} issues are in the index and trained its "

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from triagebot import settings as settings_module
+from triagebot.settings import Settings
 
 REPO_HELP = "OWNER/NAME of the repository"
 
@@ -35,10 +37,8 @@ def register(sub: Any) -> None:
     retrain.set_defaults(func=cmd_retrain)
 
 
-def _index_dir(given: Path | None) -> Path:
-    from triagebot.settings import default_index
-
-    return given or default_index()
+def _index_dir(given: Path | None, settings: Settings) -> Path:
+    return given or settings.index
 
 
 def _since(value: str | None) -> datetime | None:
@@ -52,15 +52,14 @@ def _since(value: str | None) -> datetime | None:
         raise UserError(f"--since: {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def port_for_repo(repo: str) -> Any:
+def port_for_repo(repo: str, settings: Settings) -> Any:
     """A GitHubPort for ``repo``: a configured token, else the App's installation on it."""
     from triagebot.github import client as github
-    from triagebot.settings import Settings
 
-    return github.port_for_repo(Settings.from_env(), repo)
+    return github.port_for_repo(settings, repo)
 
 
-def cmd_sync(args: argparse.Namespace) -> int:
+def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.text import sanitize
     from triagebot.cli.errors import UserError
     from triagebot.learning.live import LiveEngine
@@ -69,28 +68,28 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
     if not sanitize.valid_repo(args.repo):
         raise UserError(f"--repo: {args.repo!r} is not OWNER/NAME")
-    index_dir = _index_dir(args.index)
+    index_dir = _index_dir(args.index, settings)
     engine = LiveEngine.load(index_dir)
     store = Store(args.db) if args.db else None
     state_file = args.state_file or default_state_path(index_dir, args.repo)
-    syncer = Syncer(port_for_repo(args.repo), engine, args.repo, state_file, since=_since(args.since),
+    syncer = Syncer(port_for_repo(args.repo, settings), engine, args.repo, state_file, since=_since(args.since),
                     store=store, progress=lambda m: print(m, file=sys.stderr, flush=True),
-                    summarize=_summarizer())
+                    summarize=_summarizer(settings))
     state = syncer.run()
     print(f"{args.repo}: {state.ingested} issues indexed ({state.confirmed} confirmed, "
           f"{state.predicted} predicted), {state.skipped} already known; index {index_dir}")
     return 0
 
 
-def _summarizer() -> Any:
+def _summarizer(settings: Settings | None = None) -> Any:
     """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract."""
-    from triagebot.llm.client import build_refiner
+    from triagebot.llm.client import refiner_for
 
-    llm = build_refiner(os.environ)
+    llm = refiner_for((settings or settings_module.current()).llm)
     return llm.summarize_resolution if llm is not None else None
 
 
-def cmd_report(args: argparse.Namespace) -> int:
+def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.review import report
     from triagebot.review import data as review_data
     from triagebot.cli.errors import UserError
@@ -98,7 +97,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if args.dimension not in review_data.DIMENSIONS:
         raise UserError(f"--dimension must be one of {', '.join(review_data.DIMENSIONS)}")
-    db = args.db or os.environ.get("TRIAGEBOT_DB") or "triagebot.sqlite3"
+    db = args.db or settings.db
     if "://" not in db and not Path(db).is_file():
         raise UserError(f"no database at {db} (give --db or set TRIAGEBOT_DB)")
     data = review_data.stats(Store(db), args.dimension)
@@ -112,10 +111,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_retrain(args: argparse.Namespace) -> int:
+def cmd_retrain(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.learning import live as learning
 
-    index_dir = _index_dir(args.index)
+    index_dir = _index_dir(args.index, settings)
     engine = learning.LiveEngine.load(index_dir)
     result = learning.retrain(engine, index_dir)  # running workers refit on their next triage
     print(f"refitted on {result['issues']} issues ({result['confirmed']} confirmed, "

@@ -1,8 +1,10 @@
-"""CLI commands of the GitHub App service: ``serve``, ``worker``, ``reconcile``. Settings are read
-from the environment here, once, when the command runs."""
+"""CLI commands of the GitHub App service: ``serve``, ``worker``, ``reconcile``. They get the
+settings ``cli.main`` read from the environment, once, before the command ran."""
 from __future__ import annotations
 
 import argparse
+
+from triagebot.settings import ConfigError, Settings
 
 
 def register(sub) -> None:  # type: ignore[no-untyped-def]
@@ -20,29 +22,25 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     reconcile.set_defaults(func=cmd_reconcile)
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from triagebot.settings import Settings
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.service.wiring import serve
 
-    serve(Settings.from_env(), host=args.host, port=args.port, workers=args.workers)
+    serve(settings, host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
-    from triagebot.settings import Settings
+def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
     from triagebot.service.wiring import work
 
-    work(Settings.from_env(), count=args.workers)
+    work(settings, count=args.workers)
     return 0
 
 
-def cmd_reconcile(args: argparse.Namespace) -> int:
+def cmd_reconcile(args: argparse.Namespace, settings: Settings) -> int:
     """GitHub does not redeliver failed deliveries by itself; this does, within its 3-day window."""
-    from triagebot.settings import ConfigError, Settings
     from triagebot.github.client import app_client
     from triagebot.service.housekeeping import redeliver_failed
 
-    settings = Settings.from_env()
     if not (settings.app_id and settings.private_key.get_secret_value()):
         raise ConfigError("reconcile needs TRIAGEBOT_APP_ID and TRIAGEBOT_PRIVATE_KEY(_PATH)")
     failed = redeliver_failed(app_client(settings), dry_run=args.dry_run)

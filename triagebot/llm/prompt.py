@@ -8,7 +8,7 @@ redacted from the rendered text as a last line of defence.
 """
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
@@ -41,9 +41,10 @@ class Prompt:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
 
 
-def prompts_dir(env: dict[str, str] | None = None) -> Path:
-    """``prompts/`` at the repository root, or ``TRIAGEBOT_PROMPTS_DIR`` when set."""
-    override = (env if env is not None else os.environ).get("TRIAGEBOT_PROMPTS_DIR")
+def prompts_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``prompts/`` at the repository root, or the directory ``TRIAGEBOT_PROMPTS_DIR`` names in
+    ``env`` (the settings' value, ``LLMSettings.prompts_dir``, passed on as a mapping)."""
+    override = (env or {}).get("TRIAGEBOT_PROMPTS_DIR")
     return Path(override) if override else Path(__file__).resolve().parents[2] / "prompts"
 
 

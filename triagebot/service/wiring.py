@@ -48,10 +48,13 @@ def load_engine(settings: Settings) -> Any:
     """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
     when one is configured."""
     from triagebot.engine.classify import THRESHOLDS
-    from triagebot.llm.client import build_refiner
-    from triagebot.learning.live import LiveEngine
+    from triagebot.engine.embed import load_embedder
+    from triagebot.llm.client import refiner_for
+    from triagebot.learning.live import LiveEngine, LiveIndex
 
-    return LiveEngine.load(settings.index, refiner=build_refiner(thresholds=THRESHOLDS))
+    live = LiveIndex(settings.index)
+    embedder = load_embedder(live.current().embedder_name, settings.embedder or None, settings.cache_dir)
+    return LiveEngine(live, embedder, refiner_for(settings.llm, thresholds=THRESHOLDS))
 
 
 def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
