@@ -26,7 +26,7 @@ from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IssueIndex
 from triagebot.engine.triage import Engine
 from triagebot.logs import JsonLineFormatter, emit
-from triagebot.service import wiring
+from triagebot.service import assembly
 from triagebot.service.worker import Worker
 from triagebot.settings import Settings
 from triagebot.store.queue import JobSpec, Queue
@@ -161,7 +161,7 @@ def test_no_other_module_keeps_its_own_secret_patterns() -> None:
 def test_secret_never_reaches_the_public_comment(engine: Engine, i: int, where: str) -> None:
     """The comment the service posts (its renderer, with the configured secrets): the neighbour's
     title and resolution are shown, with the credential masked, and nothing was withheld."""
-    render = wiring.renderer(Settings.from_env({"OPENAI_API_KEY": LLM_KEY}), engine)
+    render = assembly.renderer(Settings.from_env({"OPENAI_API_KEY": LLM_KEY}), engine)
     triage = engine.triage(issue_with(i, where))
     body = render(triage.model_copy(update={"repo": "org/repo", "number": 1}))
     assert canary(i) in body and comment.FALLBACK_WITHHELD not in body

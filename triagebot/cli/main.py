@@ -19,6 +19,8 @@ from triagebot.cli import maint as cli_maint
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError
 from triagebot.domain import taxonomy
+from triagebot.learning.live import LiveEngine
+from triagebot.service.assembly import build_engine, renderer
 from triagebot.settings import Settings, in_effect
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
@@ -110,6 +112,8 @@ def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_triage(args: argparse.Namespace, settings: Settings) -> int:
+    """``--comment`` writes exactly the body the service would post (same engine, LLM refiner and
+    renderer, from ``service.assembly``), with no newline added."""
     from triagebot.comment import render as comment
     from triagebot.cli.issue_file import read_issue
 
@@ -119,23 +123,18 @@ def cmd_triage(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(triage_json(result), ensure_ascii=False))
     elif args.comment:
-        print(comment.render(result, allowed_repos=frozenset(i.repo for i in engine.index.items)))
+        sys.stdout.write(renderer(settings, engine)(result))
     else:
         print(comment.render_text(result))
     return 0
 
 
-def load_engine(settings: Settings, index_dir: Path | None, use_llm: bool = False):  # type: ignore[no-untyped-def]
-    from triagebot.engine.triage import Engine
-
-    refiner = None
-    if use_llm:
-        from triagebot.llm.client import refiner_for
-
-        refiner = refiner_for(settings.llm)
-        if refiner is None:
-            raise UserError("--llm needs TRIAGEBOT_LLM_MODEL (and TRIAGEBOT_LLM_BASE_URL or OPENAI_API_KEY)")
-    return Engine.load(index_dir or settings.index, refiner=refiner)
+def load_engine(settings: Settings, index_dir: Path | None, use_llm: bool = False) -> LiveEngine:
+    """The service's engine (``assembly.build_engine``); ``--llm`` without an LLM configured is
+    the user's error, not a silent offline run."""
+    if use_llm and settings.llm is None:
+        raise UserError("--llm needs TRIAGEBOT_LLM_MODEL (and TRIAGEBOT_LLM_BASE_URL or OPENAI_API_KEY)")
+    return build_engine(settings, index_dir, use_llm=use_llm)
 
 
 def triage_json(result) -> dict:  # type: ignore[no-untyped-def, type-arg]

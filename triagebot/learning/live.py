@@ -117,6 +117,11 @@ class LiveEngine:
     def embedder(self) -> Embedder:
         return self._engine.embedder
 
+    @property
+    def refiner(self) -> Any:
+        """The LLM refiner the engine was built with (None offline); ``eval`` reads its stats."""
+        return self._engine.refiner
+
     def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset()) -> Triage:
         return self.engine.triage(issue, exclude)
 

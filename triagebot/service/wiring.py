@@ -8,13 +8,12 @@ from typing import Any, Callable
 
 from flask import Flask
 
-from triagebot.comment import render as comment
 from triagebot.service import jobs as handlers
 from triagebot.service import housekeeping
 from triagebot.service import rq_transport
 from triagebot.settings import Settings
+from triagebot.service.assembly import build_engine, renderer
 from triagebot.service.jobs import Deps
-from triagebot.domain.models import Triage
 from triagebot.logs import setup
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
@@ -44,39 +43,12 @@ def github_port_factory(settings: Settings, store: Store,
     return port_for
 
 
-def load_engine(settings: Settings) -> Any:
-    """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
-    when one is configured."""
-    from triagebot.engine.classify import THRESHOLDS
-    from triagebot.engine.embed import load_embedder
-    from triagebot.llm.client import refiner_for
-    from triagebot.learning.live import LiveEngine, LiveIndex
-
-    live = LiveIndex(settings.index)
-    embedder = load_embedder(live.current().embedder_name, settings.embedder or None, settings.cache_dir)
-    return LiveEngine(live, embedder, refiner_for(settings.llm, thresholds=THRESHOLDS))
-
-
-def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
-    """Comments link only to issues of the indexed repositories, and are scanned for the
-    configured secret values before anything is posted."""
-    secrets = [s.get_secret_value() for s in (settings.webhook_secret, settings.webhook_secret_old,
-                                               settings.private_key, settings.openai_api_key)
-               if s.get_secret_value()]
-
-    def render(triage: Triage) -> str:
-        repos = frozenset(getattr(engine, "repos", lambda: ())())
-        return comment.render(triage, allowed_repos=repos, secrets=secrets)
-
-    return render
-
-
 def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
     from triagebot.github.ratelimit import QuotaTracker
 
     quota = overrides.pop("quota", None) or QuotaTracker()
-    engine = overrides.pop("engine", None) or load_engine(settings)
+    engine = overrides.pop("engine", None) or build_engine(settings)
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
