@@ -176,12 +176,14 @@ def json_lines() -> Iterator[io.StringIO]:
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonLineFormatter())
     root = logging.getLogger("triagebot")
-    old = (root.handlers[:], root.level, root.propagate)
-    root.handlers[:], root.level = [handler], logging.DEBUG
+    old = (root.handlers[:], root.level)
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG)  # setLevel, not the attribute: it clears logging's level cache
     try:
         yield stream
     finally:
-        root.handlers[:], root.level, root.propagate = old
+        root.handlers[:] = old[0]
+        root.setLevel(old[1])
 
 
 @pytest.mark.parametrize("where", ["title", "body"])

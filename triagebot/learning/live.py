@@ -4,8 +4,9 @@ commands, newly closed issues, and refitting the classifier.
 The index directory is shared by processes (the web tier's review page, worker threads, the sync
 command), so every write takes a file lock, reloads the index first when another process saved
 since, and saves before releasing: no writer ever overwrites another's change with a stale copy.
-Readers (``LiveIndex.current``, ``LiveEngine.triage``) pick up a newer save on their next call, so
-a correction becomes a neighbour's label for the very next triage."""
+``LiveIndex.current`` picks up a newer save on its next call; a ``LiveEngine`` does so when told,
+by ``refresh()``, which every job calls first (and the indexer after writing), so a correction
+becomes a neighbour's label for the very next job while no triage reloads anything midway."""
 from __future__ import annotations
 
 import fcntl
@@ -78,8 +79,9 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 
 class LiveEngine:
-    """An ``Engine`` whose index follows the directory: the worker's engine for the service
-    (``server.load_engine``). The classifier is kept across reloads; ``retrain`` refits it."""
+    """An ``Engine`` whose index follows the directory when ``refresh()`` is called: the worker's
+    engine (``service.assembly.build_engine``). The classifier is kept across reloads; ``retrain``
+    refits it."""
 
     def __init__(self, live: LiveIndex, embedder: Embedder, refiner: Any = None) -> None:
         from triagebot.engine.triage import Engine
@@ -96,9 +98,10 @@ class LiveEngine:
         live = LiveIndex(directory)
         return cls(live, embedder or load_embedder(live.current().embedder_name), refiner)
 
-    @property
-    def engine(self) -> Any:
-        """Follows the index on disk; refits when ``triagebot retrain`` asked for it."""
+    def refresh(self) -> None:
+        """Follow the index on disk: take the copy another process saved since (keeping the
+        fitted classifier), and refit when ``triagebot retrain`` asked for it. The one place this
+        engine reloads anything; a job calls it before it reads and decides."""
         index = self.live.current()
         if index is not self._engine.index:
             old = self._engine
@@ -107,11 +110,15 @@ class LiveEngine:
         if stamp != self._fitted:
             self._engine.retrain()
             self._fitted = stamp
+
+    @property
+    def engine(self) -> Any:
+        """The engine as of the last ``refresh()`` (reading it reloads nothing)."""
         return self._engine
 
     @property
     def index(self) -> IssueIndex:
-        return self.engine.index
+        return self._engine.index
 
     @property
     def embedder(self) -> Embedder:
@@ -123,13 +130,13 @@ class LiveEngine:
         return self._engine.refiner
 
     def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset()) -> Triage:
-        return self.engine.triage(issue, exclude)
+        return self._engine.triage(issue, exclude)
 
     def retrain(self) -> None:
-        self.engine.retrain()
+        self._engine.retrain()
 
     def repos(self) -> set[str]:
-        return self.engine.repos()
+        return self._engine.repos()
 
 
 # corrections ---------------------------------------------------------------------------------
@@ -243,6 +250,7 @@ def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[[IssueState,
                 store.save_triage(triage, None, None)  # author None: not counted by flood limits
         with engine.live.writing() as index:
             add_closed_issue(index, engine.embedder, issue, labels, status=status, is_bug=is_bug)
+        engine.refresh()  # the index just written may be a newer copy than the engine's
 
     return indexer
 

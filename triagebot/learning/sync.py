@@ -142,6 +142,7 @@ class Syncer:
             entries, self.pending = self.pending, []
             with self.engine.live.writing() as index:
                 add_closed_issues(index, self.engine.embedder, entries)
+            self.engine.refresh()  # what was just written (maybe into a newer copy) is known now
             self.state.ingested += len(entries)
             self.state.confirmed += sum(e.status == "confirmed" for e in entries)
             self.state.predicted += sum(e.status == "predicted" for e in entries)

@@ -16,6 +16,7 @@ from triagebot.comment import render as comment
 from triagebot.learning import corrections
 from triagebot.service import policy
 from triagebot.domain import repo_config
+from triagebot.domain.repo_config import RepoConfig
 from triagebot.domain import taxonomy
 from triagebot.github.errors import QuotaPaused
 from triagebot.domain.models import Issue, Labels, Triage
@@ -47,6 +48,7 @@ class Deps:
     clock: Callable[[], float] = time.time
     author_limit: int = AUTHOR_LIMIT_PER_HOUR
     paused: Callable[[int], float] = lambda _installation: 0.0  # QuotaTracker.resume_in
+    refresh: Callable[[], None] = lambda: None  # LiveEngine.refresh: follow the index on disk
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -66,80 +68,131 @@ def run(deps: Deps, job: Job) -> str:
 
 
 # triage -------------------------------------------------------------------------------------
+# Read -> decide -> write. ``read_triage`` makes every read (GitHub first: the issue, the
+# repository's configuration and labels, our comment; then the store: the stored triage, all
+# feedback on the issue, the author's recent triages), stopping as soon as a pure check says the
+# job has nothing to do. The engine answers from what was read; ``plan_triage`` (pure) turns that
+# into the writes, and ``write_triage`` makes them, GitHub first and the store last, so a retried
+# job repeats no store write.
+@dataclass(frozen=True)
+class TriageInputs:
+    """Everything a triage is decided from, read before anything is decided."""
+
+    issue: IssueState
+    config: RepoConfig
+    repo_labels: list[str]
+    comment: bot_comment.ExistingComment
+    stored: StoredTriage | None
+    feedback: list[Feedback]  # all of it, oldest first; read once
+
+
+@dataclass(frozen=True)
+class TriagePlan:
+    """The writes of one triage, in the order they are made."""
+
+    triage: Triage  # stored last, with the comment's id
+    body: str  # our one comment, edited in place or posted once
+    labels: list[str]  # added, and remembered as the bot's
+
+
 def triage_job(deps: Deps, job: Job) -> str:
+    deps.refresh()  # the engine follows the index on disk: once, here, never during a decision
     port = deps.port_for(job.installation_id)
+    inputs = read_triage(deps, port, job)
+    if isinstance(inputs, str):
+        return f"skipped: {inputs}"
+    plan = plan_triage(inputs, deps.engine.triage(inputs.issue.to_issue()), deps.render)
+    return write_triage(deps, port, inputs, plan)
+
+
+def read_triage(deps: Deps, port: GitHubPort, job: Job) -> TriageInputs | str:
+    """The inputs of a triage, or the reason to skip it (a str) as soon as one is known."""
     issue = port.get_issue(job.repo or "", job.number or 0)
-    skip = _skip_reason(deps, job, issue)
+    skip = issue_skip(issue, job.repo or "")
+    if skip or issue is None:
+        return skip or "issue gone"
+    stored = deps.store.get_triage(issue.repo, issue.number)
+    feedback = deps.store.feedback(issue.repo, issue.number)
+    recent = 0 if stored else deps.store.author_triages_since(
+        issue.author, deps.clock() - 3600, (issue.repo, issue.number))
+    skip = store_skip(job.payload.get("reason"), stored, feedback, recent, deps.author_limit)
     if skip:
-        return f"skipped: {skip}"
-    assert issue is not None
+        return skip
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
-        return "skipped: disabled in .github/triagebot.yml"
-    triage = deps.engine.triage(issue.to_issue())
-    triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
-    triage = with_corrections(deps.store, triage)
-    comment_id = upsert_comment(deps, port, issue, triage)
-    added = apply_labels(deps, port, issue, triage, config)
-    deps.store.save_triage(triage, issue.author, comment_id)
-    return f"triaged: comment {comment_id}, labels {added}"
+        return "disabled in .github/triagebot.yml"
+    return TriageInputs(issue=issue, config=config, repo_labels=port.repo_labels(issue.repo),
+                        comment=bot_comment.find_existing(deps.store, port, issue, deps.bot_login),
+                        stored=stored, feedback=feedback)
 
 
-def _skip_reason(deps: Deps, job: Job, issue: IssueState | None) -> str | None:
+def issue_skip(issue: IssueState | None, repo: str) -> str | None:
+    """Deliveries arrive late and out of order: only an open issue still in ``repo`` is triaged."""
     if issue is None:
         return "issue gone"
     if issue.is_pull_request or issue.state != "open":
         return "not an open issue"
-    if issue.repo != job.repo:
+    if issue.repo != repo:
         return "issue transferred"
-    stored = deps.store.get_triage(issue.repo, issue.number)
-    reason = job.payload.get("reason")
-    if reason == "edited" and stored and _labels_touched_since(deps, issue, stored.updated_at):
-        return "a human changed labels since the last triage"
-    if stored is None and _author_over_limit(deps, issue):
-        return f"author over {deps.author_limit} triages/hour"
     return None
 
 
-def _labels_touched_since(deps: Deps, issue: IssueState, since: float) -> bool:
-    fbs = deps.store.feedback(issue.repo, issue.number, since)
-    return any(fb.source == "label" for fb in fbs)
+def store_skip(reason: str | None, stored: StoredTriage | None, feedback: list[Feedback],
+               recent_by_author: int, author_limit: int) -> str | None:
+    """An edit after a human changed labels keeps their labels; a new issue from an author past
+    the hourly limit waits (flood control)."""
+    if reason == "edited" and stored and any(
+            fb.source == "label" and (fb.at or 0.0) >= stored.updated_at for fb in feedback):
+        return "a human changed labels since the last triage"
+    if stored is None and recent_by_author >= author_limit:
+        return f"author over {author_limit} triages/hour"
+    return None
 
 
-def _author_over_limit(deps: Deps, issue: IssueState) -> bool:
-    since = deps.clock() - 3600
-    done = deps.store.author_triages_since(issue.author, since, (issue.repo, issue.number))
-    return done >= deps.author_limit
+def plan_triage(inputs: TriageInputs, triage: Triage, render: Callable[[Triage], str]) -> TriagePlan:
+    """Pure: the engine's answer with maintainers' corrections, its comment and its labels."""
+    issue = inputs.issue
+    triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
+    triage = with_corrections(triage, inputs.feedback)
+    labels = plan_labels(triage, inputs.config, issue, inputs.feedback, inputs.repo_labels)
+    return TriagePlan(triage=triage, body=render(triage), labels=labels)
 
 
-def upsert_comment(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage) -> int:
-    """Our one comment, showing ``triage`` (edited in place, or posted once)."""
-    return bot_comment.upsert_comment(deps.store, port, issue, deps.bot_login, triage,
-                                      deps.render(triage))
+def write_triage(deps: Deps, port: GitHubPort, inputs: TriageInputs, plan: TriagePlan) -> str:
+    issue = inputs.issue
+    comment_id = bot_comment.write_comment(deps.store, port, issue, plan.triage, plan.body,
+                                           inputs.comment)
+    write_labels(deps, port, issue, plan.labels)
+    deps.store.save_triage(plan.triage, issue.author, comment_id)
+    return f"triaged: comment {comment_id}, labels {plan.labels}"
 
 
-def with_corrections(store: Store, triage: Triage) -> Triage:
-    """A re-triage keeps what maintainers set (commands, review page), oldest first."""
-    for fb in store.feedback(triage.repo, triage.number or 0):
+def with_corrections(triage: Triage, feedback: list[Feedback]) -> Triage:
+    """A re-triage keeps what maintainers set (commands, review page), oldest first. Pure."""
+    for fb in feedback:
         if fb.source in ("command", "page"):
             triage = corrections.apply_correction(triage, fb.dimension, fb.new_id)
     return triage
 
 
-def apply_labels(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage,
-                 config: Any) -> list[str]:
-    """Whatever the policy allows for the repo's mode (``suggest``: the review label only).
-    Labels we applied are remembered (feedback source ``bot``), so one missing from the issue now
-    counts as removed by a human even when that ``unlabeled`` delivery never reached us."""
-    removed = human_removed(deps.store.feedback(issue.repo, issue.number), issue.labels)
-    wanted = policy.labels_to_apply(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
-    new = [label for label in wanted if label not in issue.labels]
-    if new:
-        port.add_labels(issue.repo, issue.number, new)
-        for label in new:
-            deps.store.add_feedback(Feedback(repo=issue.repo, number=issue.number, source="bot",
-                                             dimension="label", new_id=label, who=deps.bot_login))
-    return new
+def plan_labels(triage: Triage, config: RepoConfig, issue: IssueState, feedback: list[Feedback],
+                repo_labels: list[str]) -> list[str]:
+    """Pure: the labels to add, whatever the policy allows for the repo's mode (``suggest``: the
+    review label only), never one a human removed and none already on the issue."""
+    removed = human_removed(feedback, issue.labels)
+    wanted = policy.labels_to_apply(triage, config, issue.labels, removed, repo_labels)
+    return [label for label in wanted if label not in issue.labels]
+
+
+def write_labels(deps: Deps, port: GitHubPort, issue: IssueState, labels: list[str]) -> None:
+    """Labels we apply are remembered (feedback source ``bot``), so one missing from the issue
+    later counts as removed by a human even when that ``unlabeled`` delivery never reached us."""
+    if not labels:
+        return
+    port.add_labels(issue.repo, issue.number, labels)
+    for label in labels:
+        deps.store.add_feedback(Feedback(repo=issue.repo, number=issue.number, source="bot",
+                                         dimension="label", new_id=label, who=deps.bot_login))
 
 
 def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
@@ -152,6 +205,7 @@ def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
 
 # index, feedback, commands, installations ---------------------------------------------------
 def index_add_job(deps: Deps, job: Job) -> str:
+    deps.refresh()
     issue = deps.port_for(job.installation_id).get_issue(job.repo or "", job.number or 0)
     if issue is None or issue.state != "closed" or issue.is_pull_request:
         return "skipped: not closed"
@@ -211,8 +265,8 @@ def command_job(deps: Deps, job: Job) -> str:
 def show_correction(deps: Deps, job: Job, stored: StoredTriage | None, dimension: str,
                     new: str | None) -> Triage | None:
     """Re-render our comment with the correction (and, in ``apply`` mode, add its mapped label);
-    returns the corrected triage to store, None when there is nothing to correct. GitHub first,
-    the store after, so a retried job records the feedback once."""
+    returns the corrected triage to store, None when there is nothing to correct. Reads first,
+    then GitHub writes, the store after, so a retried job records the feedback once."""
     if stored is None:
         return None
     fixed = corrections.apply_correction(stored.triage, dimension, new)
@@ -223,9 +277,11 @@ def show_correction(deps: Deps, job: Job, stored: StoredTriage | None, dimension
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
         return fixed
-    upsert_comment(deps, port, issue, fixed)
-    if config.mode == "apply":
-        apply_labels(deps, port, issue, fixed, config)
+    existing = bot_comment.find_existing(deps.store, port, issue, deps.bot_login)
+    labels = plan_labels(fixed, config, issue, deps.store.feedback(issue.repo, issue.number),
+                         port.repo_labels(issue.repo)) if config.mode == "apply" else []
+    bot_comment.write_comment(deps.store, port, issue, fixed, deps.render(fixed), existing)
+    write_labels(deps, port, issue, labels)
     return fixed
 
 

@@ -52,8 +52,9 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
+    refresh = overrides.pop("refresh", None) or getattr(engine, "refresh", None) or (lambda: None)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
-                render=render, indexer=indexer, paused=quota.resume_in, **overrides)
+                render=render, indexer=indexer, paused=quota.resume_in, refresh=refresh, **overrides)
 
 
 def _indexer(engine: Any, store: Store) -> Any:
