@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from triagebot.engine.dataset import read_labelled
+from triagebot.engine.triage import Engine
 from triagebot.settings import Settings
 
 WARMUP = 5
@@ -47,8 +49,6 @@ class _Clock:
 
 
 def cmd_bench_triage(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.engine.dataset import read_labelled
-
     records = read_labelled(args.data)
     records = records[: args.limit] if args.limit else records
     result = bench_triage(args.index or settings.index, records)
@@ -58,8 +58,6 @@ def cmd_bench_triage(args: argparse.Namespace, settings: Settings) -> int:
 
 def bench_triage(index_dir: Path, issues: list[Any]) -> dict[str, Any]:
     """Load once, warm up, then time ``Engine.triage`` per issue."""
-    from triagebot.engine.triage import Engine
-
     start = time.perf_counter()
     engine = Engine.load(index_dir)
     load_s = time.perf_counter() - start

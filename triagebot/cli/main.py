@@ -11,14 +11,22 @@ import logging
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
 
 from triagebot import __version__
+from triagebot.cli import bench as cli_bench
 from triagebot.cli import maint as cli_maint
 from triagebot.cli import service as cli_service
-from triagebot.cli.errors import UserError
+from triagebot.cli.errors import UserError, describe
+from triagebot.cli.issue_file import read_issue
+from triagebot.comment import render as comment
 from triagebot.domain import taxonomy
+from triagebot.engine import embed, evaluate
+from triagebot.engine.build import build_index
+from triagebot.engine.dataset import read_labelled
+from triagebot.engine.index import IssueIndex
 from triagebot.learning.live import LiveEngine
 from triagebot.service.assembly import build_engine, renderer
 from triagebot.settings import Settings, in_effect
@@ -44,8 +52,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as exc:  # noqa: BLE001 - the one place a user-facing error becomes a line
-        from triagebot.cli.errors import describe
-
         print(f"triagebot: error: {describe(exc)}", file=sys.stderr)
         return 2
 
@@ -74,22 +80,14 @@ def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.engine.build import build_index
-    from triagebot.engine.dataset import read_labelled
-    from triagebot.engine.embed import default_embedder
-
     records = read_labelled(args.data)
-    index, rate = build_index(records, default_embedder(settings.embedder))
+    index, rate = build_index(records, embed.default_embedder(settings.embedder))
     index.save(args.out)
     print(f"indexed {len(index)} issues into {args.out} ({rate:.1f} issues/s)")
     return 0
 
 
 def cmd_index_info(args: argparse.Namespace, settings: Settings) -> int:
-    from collections import Counter
-
-    from triagebot.engine.index import IssueIndex
-
     index = IssueIndex.load(args.index or settings.index)
     repos = Counter(item.repo for item in index.items)
     print(f"{len(index)} issues, embedder {index.embedder_name} ({index.dim} dims)")
@@ -114,9 +112,6 @@ def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
 def cmd_triage(args: argparse.Namespace, settings: Settings) -> int:
     """``--comment`` writes exactly the body the service would post (same engine, LLM refiner and
     renderer, from ``service.assembly``), with no newline added."""
-    from triagebot.comment import render as comment
-    from triagebot.cli.issue_file import read_issue
-
     issue = read_issue(args.file, MAX_INPUT_BYTES)
     engine = load_engine(settings, args.index, use_llm=args.llm)
     result = engine.triage(issue)
@@ -169,9 +164,6 @@ def _register_eval(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.engine import evaluate
-    from triagebot.engine.dataset import read_labelled
-
     records = read_labelled(args.data)
     log = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
     start = time.perf_counter()
@@ -180,9 +172,7 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
             raise UserError(f"--cv needs 2..{len(records)} folds")
         if args.llm:
             raise UserError("--cv with --llm is not supported; build an index and use --index")
-        from triagebot.engine.embed import default_embedder
-
-        result = evaluate.cross_validate(records, default_embedder(settings.embedder), args.cv,
+        result = evaluate.cross_validate(records, embed.default_embedder(settings.embedder), args.cv,
                                          progress=log)
     else:
         engine = load_engine(settings, args.index, use_llm=args.llm)
@@ -219,15 +209,9 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
-def _register_bench(sub) -> None:  # type: ignore[no-untyped-def]
-    from triagebot.cli.bench import register
-
-    register(sub)
-
-
 _COMMANDS: list[Callable] = [  # type: ignore[type-arg]
     _register_index, _register_triage, _register_eval, cli_service.register, cli_maint.register,
-    _register_bench,
+    cli_bench.register,
 ]
 
 

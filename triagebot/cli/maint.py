@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from triagebot import settings as settings_module
+from triagebot.cli.errors import UserError
+from triagebot.github import client as github
+from triagebot.learning import live as learning
+from triagebot.learning.sync import Syncer, default_state_path
+from triagebot.llm.client import refiner_for
+from triagebot.review import data as review_data
+from triagebot.review import report
 from triagebot.settings import Settings
+from triagebot.store.records import Store
+from triagebot.text import sanitize
 
 REPO_HELP = "OWNER/NAME of the repository"
 
@@ -42,8 +51,6 @@ def _index_dir(given: Path | None, settings: Settings) -> Path:
 
 
 def _since(value: str | None) -> datetime | None:
-    from triagebot.cli.errors import UserError
-
     if value is None:
         return None
     try:
@@ -54,22 +61,14 @@ def _since(value: str | None) -> datetime | None:
 
 def port_for_repo(repo: str, settings: Settings) -> Any:
     """A GitHubPort for ``repo``: a configured token, else the App's installation on it."""
-    from triagebot.github import client as github
-
     return github.port_for_repo(settings, repo)
 
 
 def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.text import sanitize
-    from triagebot.cli.errors import UserError
-    from triagebot.learning.live import LiveEngine
-    from triagebot.store.records import Store
-    from triagebot.learning.sync import Syncer, default_state_path
-
     if not sanitize.valid_repo(args.repo):
         raise UserError(f"--repo: {args.repo!r} is not OWNER/NAME")
     index_dir = _index_dir(args.index, settings)
-    engine = LiveEngine.load(index_dir)
+    engine = learning.LiveEngine.load(index_dir)
     store = Store(args.db) if args.db else None
     state_file = args.state_file or default_state_path(index_dir, args.repo)
     syncer = Syncer(port_for_repo(args.repo, settings), engine, args.repo, state_file, since=_since(args.since),
@@ -83,18 +82,11 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
 
 def _summarizer(settings: Settings | None = None) -> Any:
     """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract."""
-    from triagebot.llm.client import refiner_for
-
     llm = refiner_for((settings or settings_module.current()).llm)
     return llm.summarize_resolution if llm is not None else None
 
 
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.review import report
-    from triagebot.review import data as review_data
-    from triagebot.cli.errors import UserError
-    from triagebot.store.records import Store
-
     if args.dimension not in review_data.DIMENSIONS:
         raise UserError(f"--dimension must be one of {', '.join(review_data.DIMENSIONS)}")
     db = args.db or settings.db
@@ -112,8 +104,6 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_retrain(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.learning import live as learning
-
     index_dir = _index_dir(args.index, settings)
     engine = learning.LiveEngine.load(index_dir)
     result = learning.retrain(engine, index_dir)  # running workers refit on their next triage

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from triagebot.github.client import app_client
+from triagebot.service import wiring
+from triagebot.service.housekeeping import redeliver_failed
 from triagebot.settings import ConfigError, Settings
 
 
@@ -23,24 +26,17 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.service.wiring import serve
-
-    serve(settings, host=args.host, port=args.port, workers=args.workers)
+    wiring.serve(settings, host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
-    from triagebot.service.wiring import work
-
-    work(settings, count=args.workers)
+    wiring.work(settings, count=args.workers)
     return 0
 
 
 def cmd_reconcile(args: argparse.Namespace, settings: Settings) -> int:
     """GitHub does not redeliver failed deliveries by itself; this does, within its 3-day window."""
-    from triagebot.github.client import app_client
-    from triagebot.service.housekeeping import redeliver_failed
-
     if not (settings.app_id and settings.private_key.get_secret_value()):
         raise ConfigError("reconcile needs TRIAGEBOT_APP_ID and TRIAGEBOT_PRIVATE_KEY(_PATH)")
     failed = redeliver_failed(app_client(settings), dry_run=args.dry_run)

@@ -15,6 +15,7 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from triagebot import settings
+from triagebot.engine.embed_onnx import OnnxEmbedder
 from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path, quiet_offline_libraries
 
 
@@ -103,8 +104,6 @@ def default_embedder(backend: str | None = None, cache: Path | None = None) -> E
         return MiniLMEmbedder()
     if choice in ("onnx", "onnx-int8"):
         try:
-            from triagebot.engine.embed_onnx import OnnxEmbedder
-
             return OnnxEmbedder(choice, cache=cache)
         except (ImportError, OSError, RuntimeError) as exc:  # no onnxruntime, export failed, ...
             logging.getLogger(__name__).warning(

