@@ -68,12 +68,12 @@ def run(deps: Deps, job: Job) -> str:
 
 
 # triage -------------------------------------------------------------------------------------
-# Read -> decide -> write. ``read_triage`` makes every read (GitHub first: the issue, the
-# repository's configuration and labels, our comment; then the store: the stored triage, all
-# feedback on the issue, the author's recent triages), stopping as soon as a pure check says the
-# job has nothing to do. The engine answers from what was read; ``plan_triage`` (pure) turns that
-# into the writes, and ``write_triage`` makes them, GitHub first and the store last, so a retried
-# job repeats no store write.
+# Read -> decide -> write. ``read_triage`` makes every read (the issue; the store's view of it:
+# stored triage, all feedback, the author's recent triages; the repository's configuration and
+# labels; our comment), stopping as soon as a pure check says the job has nothing to do. The
+# engine answers from what was read; ``plan_triage`` (pure) turns that into the writes, and
+# ``write_triage`` makes them: the comment, the labels, the stored triage last, so a job retried
+# after a failed write repeats only steps that are safe to repeat.
 @dataclass(frozen=True)
 class TriageInputs:
     """Everything a triage is decided from, read before anything is decided."""
