@@ -7,12 +7,14 @@ import platform
 import statistics
 import subprocess
 import sys
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = Path(os.environ.get("TRIAGEBOT_BENCH_DATA", str(Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl")))
+DATA = Path(os.environ.get("TRIAGEBOT_BENCH_DATA",
+                          str(Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl")))
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 

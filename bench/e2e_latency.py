@@ -96,8 +96,10 @@ def main() -> None:
     print(machine())
     ms = lambda xs, q: sorted(xs)[min(len(xs) - 1, int(q * len(xs)))] * 1000  # noqa: E731
     print(table(["measure", "n", "p50 ms", "p90 ms", "max ms"], [
-        ["ack (POST /webhook)", len(acks), f"{statistics.median(acks) * 1000:.1f}", f"{ms(acks, 0.9):.1f}", f"{max(acks) * 1000:.1f}"],
-        ["delivery -> comment on GitHub", len(e2e), f"{statistics.median(e2e) * 1000:.0f}", f"{ms(e2e, 0.9):.0f}", f"{max(e2e) * 1000:.0f}"],
+        ["ack (POST /webhook)", len(acks), f"{statistics.median(acks) * 1000:.1f}", f"{ms(acks, 0.9):.1f}",
+         f"{max(acks) * 1000:.1f}"],
+        ["delivery -> comment on GitHub", len(e2e), f"{statistics.median(e2e) * 1000:.0f}", f"{ms(e2e, 0.9):.0f}",
+         f"{max(e2e) * 1000:.0f}"],
     ]))
 
 

@@ -20,8 +20,8 @@ FULL, QUERIES = 96, 40
 
 def texts() -> tuple[list[str], list[str]]:
     """Dev-set signal texts, and long texts made of them that fill the 256-token window."""
-    from triagebot.text import signal as text
     from triagebot.engine.dataset import read_labelled
+    from triagebot.text import signal as text
 
     records = read_labelled(DATA)
     signals = [text.signal_text(r.title, r.body) or "empty issue" for r in records]

@@ -17,9 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from support.llm_fake import FakeLLM, neighbour, offline_triage  # noqa: E402
+from triagebot.domain.models import Issue  # noqa: E402
 from triagebot.llm.client import LLMClassifier, LLMSettings  # noqa: E402
 from triagebot.llm.store import percentile  # noqa: E402
-from triagebot.domain.models import Issue  # noqa: E402
 
 BODY = ("Training a 7B model with ZeRO-3 on 8 A100s.\n```\n" + "step log line\n" * 300
         + "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n```\n")

@@ -22,8 +22,8 @@ from triagebot.engine.build import build_index  # noqa: E402
 from triagebot.engine.classify import THRESHOLDS  # noqa: E402
 from triagebot.engine.dataset import read_labelled  # noqa: E402
 from triagebot.engine.embed import MiniLMEmbedder  # noqa: E402
-from triagebot.llm.client import build_refiner  # noqa: E402
 from triagebot.engine.triage import Engine  # noqa: E402
+from triagebot.llm.client import build_refiner  # noqa: E402
 
 DIMS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
 

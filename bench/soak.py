@@ -12,8 +12,9 @@ import sys
 import threading
 import time
 
-from _common import machine, table
 from webhook_load import Server, deliveries, load
+
+from _common import machine, table
 
 
 def soak(engine: str, jobs: int, rate: float, timeout: float, workers: int = 2) -> dict:

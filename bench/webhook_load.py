@@ -80,13 +80,13 @@ class FixedEngine:
         self.answer = Triage(stage=p, symptom=p, root_cause=p, fix_pattern=p,
                              distributed_specific=p, is_bug=p)
 
-    def triage(self, issue):  # type: ignore[no-untyped-def]
+    def triage(self, issue, **_how):  # type: ignore[no-untyped-def]
         return self.answer
 
 
 def _wiring(db: str, engine: str) -> tuple:  # type: ignore[type-arg]
-    from triagebot.settings import Settings
     from triagebot.engine.dataset import read_labelled
+    from triagebot.settings import Settings
 
     records = read_labelled(DATA)
     gh = MemoryPort({i: (r.title, r.body) for i, r in enumerate(records)})

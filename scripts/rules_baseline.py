@@ -12,9 +12,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from triagebot.domain import environment
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import environment, rules, taxonomy
 from triagebot.text.signal import full_text
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "issues.jsonl"

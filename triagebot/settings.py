@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -56,7 +56,7 @@ class LLMSettings(BaseModel):
     secret_values: tuple[str, ...] = Field(default=(), repr=False)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "LLMSettings | None":
+    def from_env(cls, env: Mapping[str, str]) -> LLMSettings | None:
         """The LLM part of ``env``; None when neither a model nor a base URL is configured (the
         bot stays offline). Called by ``Settings.from_env`` with the process's environment."""
         if not (env.get(LLM_ENV_VARS["model"]) or env.get(LLM_ENV_VARS["base_url"])):
@@ -95,6 +95,11 @@ class Settings(BaseModel):
     cache_dir: Path | None = None  # exported ONNX graphs; None = ~/.cache/triagebot
     log_level: str = "WARNING"  # the CLI's log lines (the service logs JSON lines at INFO)
     llm: LLMSettings | None = None
+    # May private repositories' text go to the LLM endpoint? off | opt-in (their triagebot.yml
+    # says ``llm: on``) | on (unless it says ``llm: off``). See domain.visibility.llm_allowed.
+    # Top level rather than in ``llm`` so a bad value fails at startup even while no model is
+    # configured (``llm`` is None then and its variables are not read).
+    llm_private_repos: Literal["off", "opt-in", "on"] = "off"
 
     @field_validator("log_level")
     @classmethod
@@ -113,14 +118,14 @@ class Settings(BaseModel):
         return [s.get_secret_value() for s in (self.webhook_secret, self.webhook_secret_old)
                 if s.get_secret_value()]
 
-    def require_serving(self) -> "Settings":
+    def require_serving(self) -> Settings:
         """Refuse to serve without a webhook secret: an unsigned endpoint accepts anyone's events."""
         if not self.webhook_secret.get_secret_value():
             raise ConfigError("TRIAGEBOT_WEBHOOK_SECRET is empty; set it to the App's webhook secret")
         return self
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """The one reader of the environment (``env``: a mapping standing in for it)."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {field: env[var] for var, field in ENV_VARS.items()
@@ -163,6 +168,7 @@ ENV_VARS = {
     "TRIAGEBOT_EMBEDDER": "embedder",
     "TRIAGEBOT_CACHE": "cache_dir",
     "TRIAGEBOT_LOG_LEVEL": "log_level",
+    "TRIAGEBOT_LLM_PRIVATE_REPOS": "llm_private_repos",
 }
 FIELD_VARS = {field: var for var, field in ENV_VARS.items()}
 # The nested LLM part (``Settings.llm``): field -> variable. OPENAI_API_KEY is read by both parts.

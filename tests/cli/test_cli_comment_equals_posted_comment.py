@@ -16,7 +16,7 @@ import pytest
 
 from support.engine import DS_REPO, deepspeed_issue, write_index
 from support.llm_fake import FakeLLM
-from support.service import BOT, FakeGitHub, issue_payload
+from support.service import BOT, RecordingPort, issue_payload
 from triagebot.comment.render import MARKER
 from triagebot.service import jobs
 from triagebot.service import wiring
@@ -54,7 +54,7 @@ def posted_by_the_service(env: dict[str, str], title: str, body: str) -> str:
     """One ``issues.opened`` delivery through router, queue, worker and the triage job."""
     settings = Settings.from_env(env)
     store = Store(settings.db)
-    gh = FakeGitHub()
+    gh = RecordingPort()
     gh.add_issue(DS_REPO, NUMBER, title=title, body=body)
     deps = wiring.build_deps(settings, store, port_for=lambda _installation: gh)
     queue = Queue(store.db)

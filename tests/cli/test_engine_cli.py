@@ -12,9 +12,9 @@ import pytest
 
 from support.engine import DATA, deepspeed_issue, issue_json, records, write_index
 from triagebot.cli import main as cli
-from triagebot.engine import embed
-from triagebot.comment.render import MARKER
 from triagebot.cli.issue_file import read_issue
+from triagebot.comment.render import MARKER
+from triagebot.engine import embed
 
 ROOT = Path(__file__).resolve().parents[2]
 PRED_KEYS = {"id", "name", "confidence"}

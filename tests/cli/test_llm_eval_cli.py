@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from support.llm_fake import FakeLLM
 from support.engine import DATA, write_index
+from support.llm_fake import FakeLLM
 from triagebot.cli import main as cli
 
 

@@ -6,11 +6,10 @@ import re
 
 import pytest
 
-from triagebot.comment import render as comment
-from triagebot.text import sanitize
-from triagebot.domain.models import Environment, MissingInfo
-
 from support.comment import COLOSSAL, make_triage, prediction, similar
+from triagebot.comment import render as comment
+from triagebot.domain.models import Environment, MissingInfo
+from triagebot.text import sanitize
 
 GHP = "ghp_" + "x" * 36
 SK = "sk-proj-" + "A1b2C3d4" * 4

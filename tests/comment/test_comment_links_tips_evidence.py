@@ -6,14 +6,13 @@ import re
 
 import pytest
 
+from support.comment import COLOSSAL, OWN_REPO, make_triage, prediction, similar
+from triagebot.comment import plain as comment_text
 from triagebot.comment import render as comment
 from triagebot.comment import sections as comment_parts
-from triagebot.comment import plain as comment_text
 from triagebot.domain import models
-from triagebot.text import sanitize
 from triagebot.domain.models import IndexedIssue, Labels
-
-from support.comment import COLOSSAL, OWN_REPO, make_triage, prediction, similar
+from triagebot.text import sanitize
 
 OTHERS = ("pytorch/pytorch", "horovod/horovod", COLOSSAL, "NVIDIA/Megatron-LM")
 ALLOWED = frozenset({OWN_REPO, *OTHERS})

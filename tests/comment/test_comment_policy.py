@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from triagebot.service.policy import Command, confident_keys, labels_to_apply, may_command, parse_command
-from triagebot.domain.repo_config import RepoConfig
-
 from support.comment import make_triage, prediction
+from triagebot.domain.repo_config import RepoConfig
+from triagebot.service.policy import Command, confident_keys, labels_to_apply, may_command, parse_command
 
 LABEL_MAP = {"S4": "stage: training", "4.2": "memory", "R4.5": "resources", "F5": "fix: memory",
              "S5": "stage: inference", "distributed_specific": "distributed", "not_a_bug": "question"}

@@ -5,12 +5,11 @@ import re
 
 import pytest
 
+from support.comment import COLOSSAL, make_triage, prediction, similar
 from triagebot.comment import render as comment
 from triagebot.comment import sections as comment_parts
 from triagebot.domain import taxonomy
 from triagebot.domain.models import MissingInfo
-
-from support.comment import COLOSSAL, make_triage, prediction, similar
 
 ALLOWED = frozenset({COLOSSAL})
 

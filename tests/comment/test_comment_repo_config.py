@@ -11,7 +11,8 @@ def test_defaults():
         cfg = parse_repo_config(text)
         assert cfg == RepoConfig() and cfg.errors == []
     cfg = RepoConfig()
-    assert (cfg.mode, cfg.enabled, cfg.label_map, cfg.needs_review_label) == ("suggest", True, {}, "triage: needs-review")
+    assert (cfg.mode, cfg.enabled, cfg.label_map, cfg.needs_review_label) == (
+        "suggest", True, {}, "triage: needs-review")
     assert cfg.thresholds == Thresholds(stage=0.5, symptom=0.4, root_cause=0.35, fix_pattern=0.4,
                                         distributed_specific=0.6)
 

@@ -6,9 +6,7 @@ import time
 import pytest
 
 import support.domain as s
-from triagebot.domain import missing
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import missing, rules, taxonomy
 from triagebot.domain.environment import extract
 from triagebot.text.signal import full_text
 

@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 import support.domain as s
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import rules, taxonomy
 from triagebot.domain.environment import extract
 from triagebot.domain.models import Environment
 

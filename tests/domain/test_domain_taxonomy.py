@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from triagebot.domain import missing
-from triagebot.domain import taxonomy
+from triagebot.domain import missing, taxonomy
 
 PAPER = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_fcc86202e0fdeea7.txt"
 NGRAM = 12

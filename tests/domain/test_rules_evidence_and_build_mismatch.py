@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from triagebot.domain import environment
-from triagebot.domain import rules
+from triagebot.domain import environment, rules
 from triagebot.text.signal import full_text
 
 NCCL = """NCCL watchdog timeout in allreduce with ZeRO-3 on 2 nodes
@@ -17,7 +16,7 @@ RuntimeError: NCCL communicator was aborted on rank 3. Original reason for failu
 **System info**
 - deepspeed 0.12.3, torch 2.1.0+cu121, CUDA 12.1, NCCL 2.18.1
 - Python 3.10, Ubuntu 22.04
-"""
+"""  # noqa: E501 - log lines kept verbatim, as users paste them
 # A build failure surrounded by words of model loading, datasets and configs (S3 signals).
 BUILD = """[BUG] fused_adam fails to build
 I call deepspeed.initialize with my ds_config.json and the model loaded with from_pretrained,

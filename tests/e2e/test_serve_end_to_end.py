@@ -13,12 +13,12 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+
 from support.github_fake import FakeGitHub
-from support.github import rsa_pair  # noqa: F401 - the session's App key pair (fixture)
 from triagebot.comment.render import MARKER
 
 pytestmark = pytest.mark.integration

@@ -8,9 +8,9 @@ import pytest
 
 from support.engine import hashing_index, records
 from triagebot.domain import rules
+from triagebot.domain.models import IndexedIssue, Labels
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IndexError_, IssueIndex
-from triagebot.domain.models import IndexedIssue, Labels
 
 EMB = HashingEmbedder()
 NF = len(rules.FEATURE_NAMES)

@@ -12,14 +12,12 @@ from pathlib import Path
 import pytest
 
 from support.engine import deepspeed_issue
-from triagebot.engine.index import rules_signature
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import rules, taxonomy
+from triagebot.domain.models import Issue, Triage
 from triagebot.engine.build import build_index
 from triagebot.engine.dataset import read_labelled
 from triagebot.engine.embed import MODEL_NAME
-from triagebot.engine.index import IndexError_, IssueIndex
-from triagebot.domain.models import Issue, Triage
+from triagebot.engine.index import IndexError_, IssueIndex, rules_signature
 from triagebot.engine.triage import Engine
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +39,7 @@ NCCL_DEBUG=INFO shows `NET/Socket : Using [0]eth0:10.0.0.5<0>` on node 1 and `do
 
 **Launcher context**
 deepspeed --hostfile hostfile --master_addr 10.0.0.5 train.py --deepspeed ds_config.json
-""")
+""")  # noqa: E501 - log lines kept verbatim, as users paste them
 
 FUSED_ADAM_BUILD = Issue(repo=DS, title="fused_adam fails to build: CUDA version mismatch", body="""
 Installing with `DS_BUILD_FUSED_ADAM=1 pip install deepspeed` fails while compiling the op:
@@ -71,7 +69,7 @@ seq len 4096. The first forward pass crashes on every rank:
 torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB (GPU 3; 39.39 GiB total capacity; 35.80 GiB already allocated; 1.20 GiB free; 36.93 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.
 ```
 ds_config: {"zero_optimization": {"stage": 3, "overlap_comm": true, "stage3_prefetch_bucket_size": 5e8}, "bf16": {"enabled": true}, "train_micro_batch_size_per_gpu": 4}
-""")
+""")  # noqa: E501 - log lines kept verbatim, as users paste them
 
 
 def _usable(directory: Path) -> IssueIndex | None:

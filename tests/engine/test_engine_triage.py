@@ -8,10 +8,10 @@ import pytest
 
 from support.engine import DS_REPO, deepspeed_issue, hashing_index, records, write_index
 from triagebot.domain import taxonomy
+from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.engine.classify import THRESHOLDS, Classifier, blend, knn_vote, within_stage
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IndexError_
-from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.engine.triage import SIMILAR_SHOWN, Engine, _prediction, similar_issues
 
 DIMS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from triagebot.domain.models import IndexedIssue, Labels
 from triagebot.engine import ann
 from triagebot.engine.index import FAISS_FILE, IssueIndex
-from triagebot.domain.models import IndexedIssue, Labels
 
 DIM = 32
 N = 6000

@@ -11,14 +11,13 @@ import os
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Iterator
 
 import pytest
 
 from support.github_fake import FakeGitHub
-from support.github import rsa_pair  # noqa: F401  (fixture)
 from triagebot.github.client import app_client, installation_port
 
 pytestmark = pytest.mark.integration

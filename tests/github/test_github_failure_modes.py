@@ -7,12 +7,11 @@ import logging
 import jwt
 import pytest
 
+from support.clock import FakeClock
+from support.github import APP_ID, INSTALLATION, api_requests, settings
 from support.github_fake import FakeGitHub
-from support.github import (  # noqa: F401  (fixtures)
-    APP_ID, INSTALLATION, FakeClock, api_requests, clock, fake, port, rsa_pair, settings,
-)
-from triagebot.github.errors import Forbidden, RateLimited, TooLong, TransientError
 from triagebot.github.client import PyGithubPort, app_client, installation_port
+from triagebot.github.errors import Forbidden, RateLimited, TooLong, TransientError
 
 SECONDARY = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes "
                         "before you try again."}

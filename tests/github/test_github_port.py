@@ -2,10 +2,8 @@
 request budget (one GET per issue read, one POST per write)."""
 from __future__ import annotations
 
+from support.github import api_requests
 from support.github_fake import FakeGitHub
-from support.github import (  # noqa: F401  (fixtures)
-    api_requests, clock, fake, port, rsa_pair,
-)
 from triagebot.github.client import PyGithubPort, token_port
 
 

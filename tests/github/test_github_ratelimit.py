@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import pytest
 
+from support.clock import FakeClock
+from support.github import INSTALLATION, settings
 from support.github_fake import FakeGitHub
-from support.github import (  # noqa: F401  (fixtures)
-    INSTALLATION, FakeClock, clock, fake, rsa_pair, settings,
-)
 from triagebot.github.client import installation_port
 from triagebot.github.ratelimit import (
-    MemoryLedger, QuotaTracker, WriteBudget, WritePacer, next_slot, rate_limit_wait,
+    MemoryLedger,
+    QuotaTracker,
+    WriteBudget,
+    WritePacer,
+    next_slot,
+    rate_limit_wait,
 )
 from triagebot.text.secrets import redact
 
@@ -99,7 +103,8 @@ def test_redact_tokens_of_any_length() -> None:
 @pytest.mark.parametrize(("status", "data", "kind"), [
     (404, {"message": "Not Found"}, "NotFound"),
     (410, {"message": "This issue was deleted"}, "NotFound"),
-    (422, {"message": "Validation Failed", "errors": [{"message": "body is too long (maximum is 65536 characters)"}]}, "TooLong"),
+    (422, {"message": "Validation Failed",
+           "errors": [{"message": "body is too long (maximum is 65536 characters)"}]}, "TooLong"),
     (422, {"message": "Validation Failed"}, "GitHubError"),
     (502, None, "TransientError"),
     (401, {"message": "Bad credentials"}, "TransientError"),

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from support.review import (PagedGitHub, closed_issue, live_engine, make_index, reply,
-                                 seed_records)
 
-from triagebot.learning import closed_issue as ci
-from triagebot.github.errors import RateLimited, TransientError
+from support.review import PagedGitHub, closed_issue, live_engine, make_index, reply, seed_records
 from triagebot.domain.repo_config import CONFIG_PATH, parse_repo_config
+from triagebot.github.errors import RateLimited, TransientError
+from triagebot.learning import closed_issue as ci
+from triagebot.learning.sync import Syncer, SyncState
 from triagebot.store.records import Store
-from triagebot.learning.sync import SyncState, Syncer
 
 CONFIG = 'label_map:\n  "4.2": "memory"\n  S1: "build"\n  distributed_specific: "distributed"\n'
 

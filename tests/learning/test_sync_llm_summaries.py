@@ -4,15 +4,15 @@ extract; without an LLM nothing changes."""
 from __future__ import annotations
 
 import pytest
-from support.review import PagedGitHub, closed_issue, live_engine, make_index, reply
 
 from support.llm_fake import FakeLLM, Reply, classifier_factory
-from triagebot.learning import closed_issue as ci
+from support.review import PagedGitHub, closed_issue, live_engine, make_index, reply
 from triagebot.cli import maint as cli_maint
+from triagebot.domain.repo_config import CONFIG_PATH
+from triagebot.learning import closed_issue as ci
+from triagebot.learning.sync import Syncer
 from triagebot.llm import summary as llm_summary
 from triagebot.llm.client import LLMClassifier
-from triagebot.domain.repo_config import CONFIG_PATH
-from triagebot.learning.sync import Syncer
 
 KEY = "sk-test-very-secret-123456"
 MAINT = "Fixed by lowering reduce_bucket_size in the ZeRO config. Thanks @bob, see #12."

@@ -14,8 +14,9 @@ import pytest
 from support.adversarial import CORPUS, MARKERS, SECRETS, obeying_answers
 from support.llm_fake import FakeLLM, neighbour, offline_triage
 from triagebot.domain import taxonomy
-from triagebot.llm.client import build_refiner
 from triagebot.domain.models import Issue, Triage
+from triagebot.llm.client import build_refiner
+
 
 # (title, body) pairs; each plants strings that must never come out publicly.
 def run(server: FakeLLM, title: str, body: str) -> Triage:

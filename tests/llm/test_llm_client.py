@@ -9,8 +9,8 @@ import pytest
 
 from support.llm_fake import FakeLLM, Reply, answer, classifier_factory, neighbour, offline_triage
 from triagebot.domain import taxonomy
-from triagebot.llm.client import LLMClassifier, LLMConfigError, LLMSettings, build_refiner
 from triagebot.domain.models import Issue
+from triagebot.llm.client import LLMClassifier, LLMConfigError, LLMSettings, build_refiner
 
 ISSUE = Issue(repo="org/repo", number=7, title="CUDA out of memory with ZeRO-3",
               body="Training OOMs.\n```\ntorch.cuda.OutOfMemoryError: CUDA out of memory\n```")

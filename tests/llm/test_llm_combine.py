@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from support.llm_fake import answer, neighbour, offline_triage, prediction
-from triagebot.llm import combine
 from triagebot.domain import taxonomy
+from triagebot.llm import combine
 from triagebot.llm.answer import parse
 
 TEXT = "Title: OOM\ntorch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB"

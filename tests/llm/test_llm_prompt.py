@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from support.llm_fake import neighbour, offline_triage
-from triagebot.llm import prompt as llm_prompt
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Issue
+from triagebot.llm import prompt as llm_prompt
 
 
 @pytest.fixture(scope="module")

@@ -10,12 +10,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from support.review import ROOT, TOKEN, closed_issue, live_engine, make_index, settings
 from support.service import live_server
-
+from triagebot.domain.models import Issue
 from triagebot.learning import live as learning
 from triagebot.service.app import create_app
-from triagebot.domain.models import Issue
 from triagebot.store.records import Store
 
 CHROMIUM, DRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")

@@ -8,14 +8,14 @@ import zlib
 
 import pytest
 from pydantic import SecretStr
-from support.review import TOKEN, closed_issue, live_engine, make_index, settings
 
-from triagebot.review import charts
+from support.review import TOKEN, closed_issue, live_engine, make_index, settings
 from triagebot.cli import main as cli
+from triagebot.domain.models import Issue
 from triagebot.learning import live as learning
+from triagebot.review import charts
 from triagebot.service.app import create_app
 from triagebot.settings import ConfigError
-from triagebot.domain.models import Issue
 from triagebot.store.records import Store
 
 HTML = {"Accept": "text/html"}

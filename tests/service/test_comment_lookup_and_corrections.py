@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from support.service import Rig, command
-from support.service import BOT, issue_payload
-from triagebot.service import bot_comment
+from support.service import BOT, Rig, command, issue_payload
 from triagebot.comment import render as comment
-from triagebot.service import jobs as handlers
 from triagebot.domain import taxonomy
 from triagebot.github.errors import Forbidden, TooLong, TransientError
 from triagebot.github.port import CommentState
+from triagebot.service import bot_comment
+from triagebot.service import jobs as handlers
 
 CONFIG = ".github/triagebot.yml"
 APPLY = "mode: apply\nlabel_map:\n  S4: 'stage: training'\n  '4.1': 'symptom: memory'\n"
@@ -38,7 +37,7 @@ def created_then_502(rig: Rig) -> None:
     rig.gh.create_comment = flaky  # type: ignore[method-assign]
 
 
-def test_fixqueue_5xx_post_found_again_under_a_misconfigured_slug(
+def test_5xx_post_found_again_under_a_misconfigured_slug(
         rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
     rig.deps.bot_login = "wrong-slug[bot]"  # TRIAGEBOT_APP_SLUG does not match the App
     created_then_502(rig)
@@ -52,7 +51,7 @@ def test_fixqueue_5xx_post_found_again_under_a_misconfigured_slug(
     assert sum("TRIAGEBOT_APP_SLUG" in r.getMessage() for r in caplog.records) == 1
 
 
-def test_fixqueue_slug_warning_is_logged_once_per_login(caplog: pytest.LogCaptureFixture) -> None:
+def test_slug_warning_is_logged_once_per_login(caplog: pytest.LogCaptureFixture) -> None:
     ours = CommentState(id=9, body=comment.MARKER + "\nx", author="once-only[bot]", author_type="Bot")
     with caplog.at_level(logging.WARNING, logger="triagebot.service.jobs"):
         assert bot_comment.find_bot_comment([ours], BOT) == 9
@@ -60,7 +59,7 @@ def test_fixqueue_slug_warning_is_logged_once_per_login(caplog: pytest.LogCaptur
     assert sum("once-only[bot]" in r.getMessage() for r in caplog.records) == 1
 
 
-def test_fixqueue_exact_login_wins_and_humans_are_never_ours() -> None:
+def test_exact_login_wins_and_humans_are_never_ours() -> None:
     human = CommentState(id=1, body=comment.MARKER + " copy", author="mallory", author_type="User")
     fake_bot = CommentState(id=2, body=comment.MARKER, author="mallory", author_type="Bot")
     other = CommentState(id=3, body=comment.MARKER, author="other[bot]", author_type="Bot")
@@ -69,7 +68,7 @@ def test_fixqueue_exact_login_wins_and_humans_are_never_ours() -> None:
     assert bot_comment.find_bot_comment([human, other, ours], BOT) == 4
 
 
-def test_fixqueue_another_apps_marker_comment_we_cannot_edit_gets_our_own(rig: Rig) -> None:
+def test_another_apps_marker_comment_we_cannot_edit_gets_our_own(rig: Rig) -> None:
     rig.gh.comments[("org/repo", 7)] = [CommentState(
         id=5, body=comment.MARKER + "\nnot ours", author="other-app[bot]", author_type="Bot")]
     rig.gh.fail["edit_comment"] = [Forbidden("Resource not accessible by integration")]
@@ -88,7 +87,7 @@ def triaged(rig: Rig, config: str | None = None) -> None:
     rig.drain()
 
 
-def test_fixqueue_symptom_correction_edits_comment_and_stored_triage(rig: Rig) -> None:
+def test_symptom_correction_edits_comment_and_stored_triage(rig: Rig) -> None:
     triaged(rig)
     rig.deliver("issue_comment", command("/triage symptom 4.1"))
     rig.drain()
@@ -104,7 +103,7 @@ def test_fixqueue_symptom_correction_edits_comment_and_stored_triage(rig: Rig) -
     assert (fb.dimension, fb.old_id, fb.new_id) == ("symptom", "4.2", "4.1")
 
 
-def test_fixqueue_stage_correction_drops_symptom_of_another_stage(rig: Rig) -> None:
+def test_stage_correction_drops_symptom_of_another_stage(rig: Rig) -> None:
     triaged(rig)
     rig.deliver("issue_comment", command("/triage stage S2"))
     rig.drain()
@@ -121,7 +120,7 @@ def test_fixqueue_stage_correction_drops_symptom_of_another_stage(rig: Rig) -> N
     assert taxonomy.name("symptom", "4.3") in rig.gh.bot_comments("org/repo", 7)[0].body
 
 
-def test_fixqueue_correction_in_apply_mode_adds_the_mapped_label(rig: Rig) -> None:
+def test_correction_in_apply_mode_adds_the_mapped_label(rig: Rig) -> None:
     triaged(rig, APPLY)
     assert rig.gh.issues[("org/repo", 7)].labels == ["stage: training"]
     rig.deliver("issue_comment", command("/triage symptom 4.1"))
@@ -132,7 +131,7 @@ def test_fixqueue_correction_in_apply_mode_adds_the_mapped_label(rig: Rig) -> No
     assert [c[0] for c in rig.gh.writes].count("add_labels") == 2
 
 
-def test_fixqueue_correction_in_suggest_mode_adds_no_label(rig: Rig) -> None:
+def test_correction_in_suggest_mode_adds_no_label(rig: Rig) -> None:
     triaged(rig, APPLY.replace("apply", "suggest"))
     before = [c for c in rig.gh.writes if c[0] == "add_labels"]
     rig.deliver("issue_comment", command("/triage symptom 4.1"))
@@ -140,14 +139,14 @@ def test_fixqueue_correction_in_suggest_mode_adds_no_label(rig: Rig) -> None:
     assert [c for c in rig.gh.writes if c[0] == "add_labels"] == before
 
 
-def test_fixqueue_correction_before_any_triage_is_only_recorded(rig: Rig) -> None:
+def test_correction_before_any_triage_is_only_recorded(rig: Rig) -> None:
     rig.deliver("issue_comment", command("/triage stage S2"))
     rig.drain()
     assert rig.gh.writes == [] and len(rig.store.feedback("org/repo", 7)) == 1
 
 
 # 422 ---------------------------------------------------------------------------------------------
-def test_fixqueue_too_long_posts_render_fallback_not_cut_markdown(rig: Rig) -> None:
+def test_too_long_posts_render_fallback_not_cut_markdown(rig: Rig) -> None:
     rig.gh.fail["create_comment"] = [TooLong("body is too long")]
     rig.deliver("issues", issue_payload("opened"))
     rig.drain()
@@ -157,7 +156,7 @@ def test_fixqueue_too_long_posts_render_fallback_not_cut_markdown(rig: Rig) -> N
     assert not hasattr(handlers, "fit_comment") and not hasattr(handlers, "MAX_COMMENT_CHARS")
 
 
-def test_fixqueue_too_long_edit_uses_render_fallback(rig: Rig) -> None:
+def test_too_long_edit_uses_render_fallback(rig: Rig) -> None:
     triaged(rig)
     rig.gh.fail["edit_comment"] = [TooLong("body is too long")]
     rig.deliver("issue_comment", command("/triage"))
@@ -167,7 +166,7 @@ def test_fixqueue_too_long_edit_uses_render_fallback(rig: Rig) -> None:
 
 
 # a label the bot applied and a human removed ------------------------------------------------------
-def test_fixqueue_bot_label_removed_without_unlabeled_delivery_is_not_readded(rig: Rig) -> None:
+def test_bot_label_removed_without_unlabeled_delivery_is_not_readded(rig: Rig) -> None:
     triaged(rig, APPLY)
     assert rig.gh.issues[("org/repo", 7)].labels == ["stage: training"]
     issue = rig.gh.issues[("org/repo", 7)]  # a maintainer removes it; the delivery is lost

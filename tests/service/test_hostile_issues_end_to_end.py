@@ -9,27 +9,28 @@ import logging
 import re
 import time
 import unicodedata
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 
-from support.llm_fake import FakeLLM, Reply
-from support.engine import hashing_index
 from support.adversarial import CORPUS, MARKERS, obeying_answers
-from support.service import FakeGitHub, encode, issue_payload, live_server, post
+from support.engine import hashing_index
+from support.llm_fake import FakeLLM, Reply
+from support.service import RecordingPort, encode, issue_payload, live_server, post
+from triagebot.engine.embed import HashingEmbedder
+from triagebot.engine.triage import Engine
+from triagebot.llm.client import build_refiner
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring as server
-from triagebot.text import signal as text
 from triagebot.service.app import create_app
+from triagebot.service.worker import Worker
 from triagebot.settings import Settings
-from triagebot.engine.embed import HashingEmbedder
-from triagebot.llm.client import build_refiner
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
-from triagebot.engine.triage import Engine
-from triagebot.service.worker import Worker
+from triagebot.text import signal as text
 
 WEBHOOK_SECRET = "whsec-pipeline-3f9a1c77e2"
 PRIVATE_KEY = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpipelineTESTkeyNOTREAL0123456789\n-----END RSA PRIVATE KEY-----\n"
@@ -84,7 +85,7 @@ class Pipeline:
         self.embedder = RecordingEmbedder()
         self.refiner = build_refiner(env)
         engine = Engine(hashing_index(), self.embedder, refiner=self.refiner)
-        self.gh = FakeGitHub()
+        self.gh = RecordingPort()
         self.gh.files[(REPO, ".github/triagebot.yml")] = CONFIG
         self.store = Store(self.settings.db)
         self.queue = Queue(self.store.db)

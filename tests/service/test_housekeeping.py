@@ -6,23 +6,16 @@ import threading
 import time
 from pathlib import Path
 
+from support.clock import FakeClock
+from support.github import APP_ID
 from support.github_fake import FakeGitHub
-from support.github import APP_ID, rsa_pair  # noqa: F401 - session key pair fixture
-from triagebot.service import housekeeping
 from triagebot.github.client import app_client
+from triagebot.service import housekeeping
 from triagebot.store.records import DELIVERY_TTL_S, Store
 
 
-class Clock:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_purges_only_old_delivery_ids_and_redelivers_failed_ones(tmp_path: Path, rsa_pair) -> None:  # type: ignore[no-untyped-def]
-    clock = Clock(time.time())
+    clock = FakeClock(time.time())
     store = Store(tmp_path / "h.sqlite3", clock=clock)
     store.record_delivery("old", "issues", "opened")
     clock.now += DELIVERY_TTL_S + 60

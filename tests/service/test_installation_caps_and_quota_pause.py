@@ -5,25 +5,20 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
+from support.clock import FakeClock
+from support.github import INSTALLATION, api_requests, settings
 from support.github_fake import FakeGitHub, Recorded, Response
-from support.github import (  # noqa: F401  (fixtures)
-    INSTALLATION, FakeClock, api_requests, clock, fake, rsa_pair, settings,
-)
-from support.service import FakeEngine
-from triagebot.service import jobs as handlers
+from support.service import FakeEngine, Rig
 from triagebot.github.client import MAX_IN_FLIGHT, installation_port
-from triagebot.service.jobs import Deps
-from triagebot.store.queue import JobSpec, Queue
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
+from triagebot.store.queue import JobSpec
 from triagebot.store.records import Store
-from triagebot.service.worker import Worker
-
-BOT = "triagebot[bot]"
 
 
 class SlowGitHub(FakeGitHub):
@@ -77,21 +72,19 @@ def test_in_flight_capped_at_ten_in_total_and_one_write(slow: SlowGitHub, clock:
     assert 2 <= slow.peak_total <= MAX_IN_FLIGHT == 10
 
 
-class Rig:
-    """Real store, queue, worker and handlers over the PyGithub port and the fake GitHub."""
+class PortRig(Rig):
+    """The shared rig over the real PyGithub port to the fake GitHub server, with the quota
+    tracker wired into both the port and the jobs (as ``triagebot serve`` wires them)."""
 
     def __init__(self, tmp_path: Path, fake: FakeGitHub, clock: FakeClock,
                  rsa_pair: tuple[str, str]) -> None:
-        self.fake, self.clock = fake, clock
+        self.fake = fake
         self.quota = QuotaTracker(clock=clock)
-        self.port = installation_port(settings(fake, rsa_pair), INSTALLATION, clock=clock,
-                                      sleep=clock.sleep, quota=self.quota,
-                                      pacer=WritePacer(clock=clock, sleep=clock.sleep))
-        self.store = Store(tmp_path / "r.sqlite3", clock=clock)
-        self.queue = Queue(self.store.db, max_attempts=2, clock=clock)
-        self.deps = Deps(store=self.store, port_for=lambda _i: self.port, engine=FakeEngine(),
-                         bot_login=BOT, clock=clock, paused=self.quota.resume_in, author_limit=100)
-        self.worker = Worker(self.queue, lambda job: handlers.run(self.deps, job))
+        self.pygithub = installation_port(settings(fake, rsa_pair), INSTALLATION, clock=clock,
+                                          sleep=clock.sleep, quota=self.quota,
+                                          pacer=WritePacer(clock=clock, sleep=clock.sleep))
+        super().__init__(tmp_path, self.pygithub, clock, max_attempts=2, indexer=None,
+                         paused=self.quota.resume_in, author_limit=100)
 
     def open_issue(self, number: int) -> None:
         self.fake.add_issue("o/r", number, "NCCL timeout", "RuntimeError: NCCL watchdog timeout")
@@ -101,13 +94,13 @@ class Rig:
 
 
 @pytest.fixture
-def rig(tmp_path: Path, fake: FakeGitHub, clock: FakeClock, rsa_pair: tuple[str, str]) -> Iterator[Rig]:
-    r = Rig(tmp_path, fake, clock, rsa_pair)
+def rig(tmp_path: Path, fake: FakeGitHub, clock: FakeClock, rsa_pair: tuple[str, str]) -> Iterator[PortRig]:
+    r = PortRig(tmp_path, fake, clock, rsa_pair)
     yield r
-    r.port.close()
+    r.pygithub.close()
 
 
-def test_low_quota_pauses_the_installation_without_spending_attempts(rig: Rig) -> None:
+def test_low_quota_pauses_the_installation_without_spending_attempts(rig: PortRig) -> None:
     """RELIABILITY 27: x-ratelimit-remaining under 10% -> later jobs wait for the reset; they
     are neither failed nor dead-lettered (max_attempts is 2 and they are deferred 4 times)."""
     reset = int(rig.clock.now) + 900
@@ -133,7 +126,7 @@ def test_low_quota_pauses_the_installation_without_spending_attempts(rig: Rig) -
     assert len(rig.fake.comments("o/r", 2)) == 1 and len(rig.queue.jobs("done")) == 2
 
 
-def test_other_installations_and_github_free_jobs_are_not_paused(rig: Rig) -> None:
+def test_other_installations_and_github_free_jobs_are_not_paused(rig: PortRig) -> None:
     rig.quota.observe(INSTALLATION, 10, 5000, rig.clock.now + 600)
     rig.queue.enqueue(JobSpec(kind="feedback", installation_id=INSTALLATION, repo="o/r", number=1,
                               payload={"label": "bug", "action": "labeled", "who": "m"}))
@@ -155,7 +148,7 @@ def test_server_wires_the_quota_into_the_jobs(tmp_path: Path) -> None:
     assert deps.paused == quota.resume_in
 
 
-def test_calls_per_triaged_issue_within_budget(rig: Rig) -> None:
+def test_calls_per_triaged_issue_within_budget(rig: PortRig) -> None:
     """RELIABILITY 27: a triaged issue costs 4 calls (fetch issue, list comments, comment, add
     labels); the repo's config file and label list are read once per 5 minutes per repository."""
     rig.fake.add_label("o/r", "triage: needs-review")

@@ -7,16 +7,15 @@ from pathlib import Path
 
 import pytest
 
+from support.clock import FakeClock
+from support.github import INSTALLATION, api_requests, settings
 from support.github_fake import FakeGitHub
-from support.github import (  # noqa: F401  (fixtures)
-    INSTALLATION, FakeClock, api_requests, clock, fake, rsa_pair, settings,
-)
-from triagebot.github.errors import RateLimited, WritesPaced
 from triagebot.github.client import MAX_PACED_WAIT, installation_port
-from triagebot.store.queue import LEASE_S, JobSpec, Queue
+from triagebot.github.errors import RateLimited, WritesPaced
 from triagebot.github.ratelimit import WritePacer
-from triagebot.store.records import Store
 from triagebot.service.worker import Worker
+from triagebot.store.queue import LEASE_S, JobSpec, Queue
+from triagebot.store.records import Store
 
 
 def flooded_pacer(clock: FakeClock) -> WritePacer:
@@ -27,7 +26,7 @@ def flooded_pacer(clock: FakeClock) -> WritePacer:
     return pacer
 
 
-def test_fixqueue_far_pacer_slot_raises_rate_limited_without_writing(
+def test_far_pacer_slot_raises_rate_limited_without_writing(
         fake: FakeGitHub, clock: FakeClock, rsa_pair: tuple[str, str]) -> None:
     assert MAX_PACED_WAIT < LEASE_S / 5
     pacer = flooded_pacer(clock)
@@ -44,7 +43,7 @@ def test_fixqueue_far_pacer_slot_raises_rate_limited_without_writing(
     assert ("POST", "/repos/o/r/issues/1/comments") not in api_requests(fake)
 
 
-def test_fixqueue_near_pacer_slot_still_waits_and_writes(
+def test_near_pacer_slot_still_waits_and_writes(
         fake: FakeGitHub, clock: FakeClock, rsa_pair: tuple[str, str]) -> None:
     pacer = WritePacer(clock=clock, sleep=clock.sleep)
     pacer.ledger.record(INSTALLATION, clock.now)
@@ -56,7 +55,7 @@ def test_fixqueue_near_pacer_slot_still_waits_and_writes(
     assert clock.sleeps == [1.0] and len(fake.comments("o/r", 1)) == 1
 
 
-def test_fixqueue_paced_job_is_deferred_without_spending_an_attempt(tmp_path: Path) -> None:
+def test_paced_job_is_deferred_without_spending_an_attempt(tmp_path: Path) -> None:
     now = [1_000_000.0]
     store = Store(tmp_path / "p.sqlite3", clock=lambda: now[0])
     queue = Queue(store.db, max_attempts=1, clock=lambda: now[0])

@@ -11,22 +11,22 @@ import socket
 import subprocess
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from support.service import (BOT, SECRET, FakeEngine, FakeGitHub, encode, issue_payload,
-                                  live_server, post)
+from support.clock import FakeClock
+from support.service import BOT, SECRET, FakeEngine, RecordingPort, encode, issue_payload, live_server, post
+from triagebot.github.errors import RateLimited, TransientError
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring as server
-from triagebot.settings import ConfigError, Settings
-from triagebot.github.errors import RateLimited, TransientError
 from triagebot.service.jobs import Deps
-from triagebot.store.queue import Queue
 from triagebot.service.rq_transport import RedisQueue, Sweeper, Transport, transport_for, web_queue, work
-from triagebot.store.records import Store
 from triagebot.service.worker import Worker
+from triagebot.settings import ConfigError, Settings
+from triagebot.store.queue import Queue
+from triagebot.store.records import Store
 
 REDIS_SERVER = shutil.which("redis-server")
 
@@ -77,22 +77,18 @@ def env(redis_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     settings = Settings(webhook_secret=SECRET, db=str(tmp_path / "a.db"), queue_url=redis_url,
                         app_slug="triagebot")
-    gh = FakeGitHub()
+    gh = RecordingPort()
     gh.add_issue("org/repo", 7)
     yield settings, gh
     for sig, handler in saved.items():
         signal.signal(sig, handler)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = time.time() + 60  # ahead of the web tier's real clock: its jobs are due
-
-    def __call__(self) -> float:
-        return self.now
+def worker_clock() -> FakeClock:
+    return FakeClock(time.time() + 60)  # ahead of the web tier's real clock: its jobs are due
 
 
-def make_worker(settings: Settings, gh: FakeGitHub, clock: Clock | None = None,
+def make_worker(settings: Settings, gh: RecordingPort, clock: FakeClock | None = None,
                 max_attempts: int = 5) -> Worker:
     store = Store(settings.db)
     deps = Deps(store=store, port_for=lambda _i: gh, engine=FakeEngine(), bot_login=BOT)
@@ -127,7 +123,7 @@ def test_delivery_is_pushed_and_an_rq_worker_posts_exactly_one_comment(env) -> N
 
 def test_rate_limited_job_is_rescheduled_by_the_sweeper_then_completes(env) -> None:
     settings, gh = env
-    clock = Clock()
+    clock = worker_clock()
     worker = make_worker(settings, gh, clock)
     gh.fail["get_issue"] = [RateLimited("secondary limit", retry_after=120)]
     assert deliver(settings) == 202
@@ -147,7 +143,7 @@ def test_rate_limited_job_is_rescheduled_by_the_sweeper_then_completes(env) -> N
 
 def test_job_is_dead_lettered_after_max_attempts_and_never_pushed_again(env) -> None:
     settings, gh = env
-    clock = Clock()
+    clock = worker_clock()
     worker = make_worker(settings, gh, clock, max_attempts=2)
     gh.fail["get_issue"] = [TransientError("502 bad gateway"), TransientError("502 again")]
     assert deliver(settings) == 202
@@ -162,7 +158,7 @@ def test_job_is_dead_lettered_after_max_attempts_and_never_pushed_again(env) -> 
 
 def test_expired_lease_of_a_dead_worker_is_swept_and_finished_once(env) -> None:
     settings, gh = env
-    clock = Clock()
+    clock = worker_clock()
     worker = make_worker(settings, gh, clock)
     assert deliver(settings) == 202
     assert worker.queue.claim() is not None  # a worker took it, then died (kill -9)
@@ -276,7 +272,7 @@ def test_redis_transport_with_state_in_postgres(env) -> None:
     sep = "&" if "?" in PG_URL else "?"
     settings = settings.model_copy(update={"db": f"{PG_URL}{sep}options=-csearch_path%3D{schema}"})
     try:
-        clock = Clock()
+        clock = worker_clock()
         worker = make_worker(settings, gh, clock)
         gh.fail["get_issue"] = [RateLimited("secondary limit", retry_after=60)]
         assert deliver(settings, "pg-1") == 202 and deliver(settings, "pg-1") == 200

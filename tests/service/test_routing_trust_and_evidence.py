@@ -8,41 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from support.service import BOT, FakeEngine, FakeGitHub, issue_payload
-from triagebot.service import bot_comment
+from support.service import BOT, Rig, fixed_triage, issue_payload
 from triagebot.comment import render as comment
-from triagebot.service import jobs as handlers
-from triagebot.text import secrets as redact
-from triagebot.text import sanitize
-from triagebot.service.jobs import Deps
-from triagebot.store.queue import Queue
+from triagebot.service import bot_comment
 from triagebot.service.routing import route
-from triagebot.store.records import Store
-from triagebot.service.worker import Worker
+from triagebot.text import sanitize
+from triagebot.text import secrets as redact
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Rig:
-    def __init__(self, tmp_path: Path) -> None:
-        self.gh = FakeGitHub()
-        self.gh.add_issue("org/repo", 7)
-        self.store = Store(tmp_path / "r.sqlite3")
-        self.queue = Queue(self.store.db)
-        self.deps = Deps(store=self.store, port_for=lambda _i: self.gh, engine=FakeEngine(),
-                         bot_login=BOT)
-        self.worker = Worker(self.queue, lambda job: handlers.run(self.deps, job))
-        self.n = 0
-
-    def deliver(self, event: str, payload: dict) -> None:
-        self.n += 1
-        self.queue.accept(f"d{self.n}", event, payload.get("action"), route(event, payload, BOT))
 
 
 @pytest.mark.parametrize("action", ["deleted", "transferred", "closed"])
 def test_deleted_transferred_or_closed_cancels_the_queued_triage(tmp_path: Path, action: str) -> None:
     """RELIABILITY 10 / 42: a pending triage of an issue that is gone is cancelled, not run."""
-    rig = Rig(tmp_path)
+    rig = Rig(tmp_path, indexer=None)
     rig.deliver("issues", issue_payload("opened"))
     rig.deliver("issues", issue_payload(action))
     assert [j.kind for j in rig.queue.jobs("cancelled")] == ["triage"]
@@ -83,13 +62,13 @@ def test_another_bots_marker_comment_is_not_taken_for_ours() -> None:
               CommentState(id=3, body=comment.MARKER, author="evil", author_type="Bot")]
     assert bot_comment.find_bot_comment(spoofs, BOT) is None
     # a Bot comment that starts with our marker is taken for ours (a misconfigured slug); if it
-    # is another App's, GitHub refuses the edit and we post our own (test_fixqueue_comments.py)
+    # is another App's, GitHub refuses the edit and we post our own (test_comment_lookup_and_corrections.py)
 
 
 def test_no_code_assumes_a_token_length() -> None:
     """RELIABILITY 22: no exact-length checks on tokens anywhere (the admin token's minimum length
     in review.py is a strength rule, not a format assumption); redaction takes any length."""
-    sources = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "triagebot").glob("*.py"))
+    sources = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "triagebot").rglob("*.py"))
     assert not re.search(r"len\([^)]*(token|ghs)[^)]*\)\s*[=!]=\s*\d", sources)  # exact lengths
     assert not re.search(r"\{40\}|[=!]= *40\b", sources)
     assert redact.TOKEN_RE.pattern.endswith("_[A-Za-z0-9_.\\-]+")
@@ -108,8 +87,6 @@ def test_no_code_assumes_a_token_length() -> None:
 def test_hostile_evidence_quotes_are_never_rendered(quote: str) -> None:
     """RELIABILITY 38: the offline rules quote error lines; an injection shaped like one is
     dropped at render time, whatever produced it."""
-    from support.service import fixed_triage
-
     triage = fixed_triage()
     stage = triage.stage.model_copy(update={"evidence": [quote, "NCCL watchdog timeout"]})
     body = comment.render(triage.model_copy(update={"stage": stage}))

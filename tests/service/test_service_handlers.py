@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from support.service import BOT, Rig, command, issue_payload
-from triagebot.service import bot_comment
 from triagebot.comment import render as comment
 from triagebot.github.errors import NotFound, RateLimited, TooLong, TransientError
+from triagebot.service import bot_comment
 from triagebot.service.routing import route
 
 
@@ -49,7 +49,7 @@ def test_existing_marker_comment_is_edited_when_store_lost_it(rig: Rig) -> None:
 def test_marker_copied_by_someone_else_is_not_ours(rig: Rig) -> None:
     """A human quoting the marker, or a bot's comment that merely contains it, is not ours; a
     Bot comment *starting* with it is (our own under a misconfigured slug), see
-    test_fixqueue_comments.py."""
+    tests/service/test_comment_lookup_and_corrections.py."""
     from triagebot.github.port import CommentState
 
     quoted = CommentState(id=5, body="see " + comment.MARKER, author="mallory[bot]", author_type="Bot")

@@ -15,16 +15,27 @@ from pathlib import Path
 
 import pytest
 
-from support.service import (BOT, ROOT, SECRET, FakeEngine, FakeGitHub, encode,
-                                  examples_path, issue_payload, live_server, load_examples, post)
+from support.service import (
+    BOT,
+    ROOT,
+    SECRET,
+    FakeEngine,
+    RecordingPort,
+    encode,
+    examples_path,
+    issue_payload,
+    live_server,
+    load_examples,
+    post,
+)
 from triagebot.service import jobs as handlers
 from triagebot.service import signature as webhook
 from triagebot.service.app import create_app
-from triagebot.settings import ConfigError, Settings
 from triagebot.service.jobs import Deps
+from triagebot.service.worker import Worker
+from triagebot.settings import ConfigError, Settings
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
-from triagebot.service.worker import Worker
 
 
 @pytest.fixture
@@ -166,7 +177,7 @@ def test_every_github_issues_and_issue_comment_example(server, settings: Setting
     assert sent >= 38
     kinds = {j.kind for j in queue.jobs()} | {j.kind for j in queue.jobs("cancelled")}
     assert {"triage", "feedback", "installation"} <= kinds
-    gh = FakeGitHub()
+    gh = RecordingPort()
     for payload in examples["issues"]:  # let the jobs find the issues they name
         issue, repo = payload["issue"], payload["repository"]["full_name"]
         gh.add_issue(repo, issue["number"], title=issue["title"], body=issue.get("body") or "")
@@ -183,7 +194,7 @@ def test_worker_killed_mid_job_resumes_with_exactly_one_comment(server, settings
     expires, a new worker claims it, finds the marker comment and edits it."""
     addr, queue = server
     state = tmp_path / "github.json"
-    FakeGitHub(state).add_issue("org/repo", 7)
+    RecordingPort(state).add_issue("org/repo", 7)
     assert post(addr, encode(issue_payload("opened")))[0] == 202
     script = [sys.executable, str(ROOT / "tests" / "support" / "service.py"), settings.db, str(state)]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "FAKE_BLOCK_ON": "create_comment"}
@@ -201,7 +212,7 @@ def test_worker_killed_mid_job_resumes_with_exactly_one_comment(server, settings
     subprocess.run(script, env=env, check=True, timeout=60)
     [job] = queue.jobs()
     assert job.status == "done" and job.attempts == 2
-    assert len(FakeGitHub(state).bot_comments("org/repo", 7)) == 1
+    assert len(RecordingPort(state).bot_comments("org/repo", 7)) == 1
 
 
 def test_embedded_workers_triage_end_to_end(settings: Settings) -> None:
@@ -210,7 +221,7 @@ def test_embedded_workers_triage_end_to_end(settings: Settings) -> None:
 
     from triagebot.service import wiring as server
 
-    gh = FakeGitHub()
+    gh = RecordingPort()
     gh.add_issue("org/repo", 7)
     stop = threading.Event()
     threads = server.run_workers(settings, 2, stop, engine=FakeEngine(), port_for=lambda _i: gh)

@@ -75,7 +75,8 @@ def test_verify_with_fallback_for_rotation() -> None:
 def test_no_signature_compared_with_equality_operator() -> None:
     """RELIABILITY 3: constant-time comparison only; grep the receiving code for == on digests."""
     root = Path(__file__).resolve().parents[2] / "triagebot" / "service"
-    suspicious = re.compile(r"(signature|digest|expected|header|hexdigest\(\)).*[!=]=|[!=]=.*(signature|digest|hexdigest)", re.I)
+    suspicious = re.compile(r"(signature|digest|expected|header|hexdigest\(\)).*[!=]="
+                            r"|[!=]=.*(signature|digest|hexdigest)", re.I)
     for name in ("signature.py", "app.py"):
         for line in (root / name).read_text().splitlines():
             code = line.split("#")[0]

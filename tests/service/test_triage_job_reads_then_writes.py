@@ -9,6 +9,7 @@ from typing import Any, Callable
 from support.review import closed_issue, live_engine, make_index
 from support.service import BOT, Rig, fixed_triage, issue_payload
 from triagebot.domain.repo_config import RepoConfig
+from triagebot.domain.visibility import Viewer
 from triagebot.github.port import IssueState
 from triagebot.learning import live as learning
 from triagebot.service import jobs
@@ -59,7 +60,8 @@ def inputs(**changes: Any) -> jobs.TriageInputs:
         "config": RepoConfig.model_validate({"mode": "apply", "label_map": {"S4": "stage: training",
                                                                             "4.2": "symptom: memory"}}),
         "repo_labels": ["stage: training", "symptom: memory", "triage: needs-review"],
-        "comment": ExistingComment(None, False), "stored": None, "feedback": []}
+        "comment": ExistingComment(None, False), "stored": None, "feedback": [],
+        "viewer": Viewer.of("org/repo", 1), "llm": True}
     return jobs.TriageInputs(**{**base, **changes})
 
 

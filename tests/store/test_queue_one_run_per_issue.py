@@ -5,31 +5,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.service import Rig, command
-from support.service import BOT, issue_payload
+from support.clock import FakeClock
+from support.service import BOT, Rig, command, issue_payload
 from triagebot.service import jobs as handlers
+from triagebot.service.routing import route
 from triagebot.store.db import Database
 from triagebot.store.queue import JobSpec, Queue
-from triagebot.service.routing import route
 
 SPEC = JobSpec(kind="triage", payload={"reason": "opened"}, dedupe_key="triage:org/repo#7",
                installation_id=42, repo="org/repo", number=7)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def make_queue(tmp_path: Path) -> tuple[Queue, Clock]:
-    clock = Clock()
+def make_queue(tmp_path: Path) -> tuple[Queue, FakeClock]:
+    clock = FakeClock(1_000_000.0)
     return Queue(Database(tmp_path / "q.sqlite3"), lease_s=300.0, clock=clock), clock
 
 
-def test_fixqueue_twin_is_not_claimable_while_first_holds_live_lease(tmp_path: Path) -> None:
+def test_twin_is_not_claimable_while_first_holds_live_lease(tmp_path: Path) -> None:
     queue, clock = make_queue(tmp_path)
     first = queue.enqueue(SPEC)
     assert queue.claim().id == first
@@ -41,7 +33,7 @@ def test_fixqueue_twin_is_not_claimable_while_first_holds_live_lease(tmp_path: P
     assert queue.claim().id == first and queue.claim() is None
 
 
-def test_fixqueue_twin_runs_once_the_first_job_finishes(tmp_path: Path) -> None:
+def test_twin_runs_once_the_first_job_finishes(tmp_path: Path) -> None:
     queue, _ = make_queue(tmp_path)
     queue.enqueue(SPEC)
     job = queue.claim()
@@ -53,7 +45,7 @@ def test_fixqueue_twin_runs_once_the_first_job_finishes(tmp_path: Path) -> None:
     assert queue.claim().id == second
 
 
-def test_fixqueue_concurrent_edited_triage_posts_one_comment(tmp_path: Path) -> None:
+def test_concurrent_edited_triage_posts_one_comment(tmp_path: Path) -> None:
     """Worker A is mid-triage when an ``edited`` delivery arrives; worker B must not run it."""
     rig = Rig(tmp_path)
     rig.deliver("issues", issue_payload("opened"))
@@ -67,7 +59,7 @@ def test_fixqueue_concurrent_edited_triage_posts_one_comment(tmp_path: Path) -> 
     assert [c[0] for c in rig.gh.writes].count("create_comment") == 1
 
 
-def test_fixqueue_rerun_command_is_a_triage_job_with_the_issue_key(tmp_path: Path) -> None:
+def test_rerun_command_is_a_triage_job_with_the_issue_key(tmp_path: Path) -> None:
     [spec] = route("issue_comment", command("/triage"), BOT)
     assert (spec.kind, spec.dedupe_key, spec.payload) == ("triage", "triage:org/repo#7",
                                                           {"reason": "command"})
@@ -83,7 +75,7 @@ def test_fixqueue_rerun_command_is_a_triage_job_with_the_issue_key(tmp_path: Pat
                                                                         "edit_comment"]
 
 
-def test_fixqueue_defer_with_queued_twin_cancels_instead_of_integrity_error(tmp_path: Path) -> None:
+def test_defer_with_queued_twin_cancels_instead_of_integrity_error(tmp_path: Path) -> None:
     queue, _ = make_queue(tmp_path)
     queue.enqueue(SPEC)
     job = queue.claim()
@@ -93,7 +85,7 @@ def test_fixqueue_defer_with_queued_twin_cancels_instead_of_integrity_error(tmp_
     assert [j.id for j in queue.jobs("queued")] == [twin]
 
 
-def test_fixqueue_defer_without_twin_requeues_without_spending_an_attempt(tmp_path: Path) -> None:
+def test_defer_without_twin_requeues_without_spending_an_attempt(tmp_path: Path) -> None:
     queue, clock = make_queue(tmp_path)
     queue.enqueue(SPEC)
     job = queue.claim()

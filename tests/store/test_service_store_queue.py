@@ -7,34 +7,28 @@ from pathlib import Path
 
 import pytest
 
+from support.clock import FakeClock
 from support.service import fixed_triage
+from triagebot.github.ratelimit import WriteBudget, WritePacer
 from triagebot.store import write_ledger as pacing
 from triagebot.store.db import MIGRATIONS, Database
-from triagebot.github.ratelimit import WriteBudget, WritePacer
 from triagebot.store.queue import CANCEL, JobSpec, Queue, backoff
 from triagebot.store.records import DELIVERY_TTL_S, Feedback, Store
 
 
-class Clock:
-    def __init__(self, now: float = 1_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
+@pytest.fixture
+def clock() -> FakeClock:
+    """This module's expectations were written from 1,000,000 s (the root's ``clock`` starts later)."""
+    return FakeClock(1_000_000.0)
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def store(tmp_path: Path, clock: Clock) -> Store:
+def store(tmp_path: Path, clock: FakeClock) -> Store:
     return Store(tmp_path / "t.sqlite3", clock=clock)
 
 
 @pytest.fixture
-def queue(store: Store, clock: Clock) -> Queue:
+def queue(store: Store, clock: FakeClock) -> Queue:
     return Queue(store.db, max_attempts=3, lease_s=60, clock=clock)
 
 
@@ -51,7 +45,7 @@ def test_migrations_are_numbered_idempotent_and_wal(tmp_path: Path) -> None:
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_deliveries_dedupe_and_ttl_purge(store: Store, clock: Clock) -> None:
+def test_deliveries_dedupe_and_ttl_purge(store: Store, clock: FakeClock) -> None:
     assert store.record_delivery("d1", "issues", "opened")
     assert not store.record_delivery("d1", "issues", "opened")
     clock.now += 7 * 24 * 3600  # still inside the ≥ 7-day window
@@ -100,7 +94,7 @@ def test_running_job_does_not_block_a_new_one(queue: Queue) -> None:
     assert queue.enqueue(spec()) is not None  # the issue changed while the first was running
 
 
-def test_expired_lease_makes_job_claimable_again(queue: Queue, clock: Clock) -> None:
+def test_expired_lease_makes_job_claimable_again(queue: Queue, clock: FakeClock) -> None:
     queue.enqueue(spec())
     first = queue.claim()
     assert first and queue.claim() is None
@@ -109,7 +103,7 @@ def test_expired_lease_makes_job_claimable_again(queue: Queue, clock: Clock) -> 
     assert again and again.id == first.id and again.attempts == 2
 
 
-def test_backoff_honours_retry_after_then_dead_letters(queue: Queue, clock: Clock) -> None:
+def test_backoff_honours_retry_after_then_dead_letters(queue: Queue, clock: FakeClock) -> None:
     queue.enqueue(spec())
     job = queue.claim()
     assert queue.fail(job, "RateLimited", retry_after=600) == "queued"
@@ -158,7 +152,7 @@ def test_pacer_shares_budget_across_processes(tmp_path: Path) -> None:
 
 
 def test_pacer_sixty_per_minute(tmp_path: Path) -> None:
-    clock, slept = Clock(0.0), []
+    clock, slept = FakeClock(0.0), []
     pacer = WritePacer(pacing.DbLedger(Database(tmp_path / "p.sqlite3")), clock=clock,
                        sleep=slept.append)
     waits = [pacer.acquire(1) for _ in range(61)]

@@ -1,7 +1,7 @@
 """Hand-built triages for the comment/policy tests (no engine, no index)."""
 from __future__ import annotations
 
-from triagebot.domain.models import Labels, MissingInfo, Prediction, Similar, Triage, Environment
+from triagebot.domain.models import Environment, Labels, MissingInfo, Prediction, Similar, Triage
 
 OWN_REPO = "microsoft/DeepSpeed"
 COLOSSAL = "hpcaitech/ColossalAI"

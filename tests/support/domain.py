@@ -168,7 +168,7 @@ I launch on 2 nodes with 8 A100 each: `deepspeed --hostfile hostfile --master_ad
 worker-1: RuntimeError: [c10d] The client socket has failed to connect to [10.0.0.1]:29500 (errno: 111 - Connection refused).
 worker-1: torch.distributed.DistNetworkError: Connection refused
 ```
-"""
+"""  # noqa: E501 - log lines kept verbatim, as users paste them
 
 NCCL_TRAINING = """\
 NCCL timeout after 2000 iterations
@@ -177,7 +177,7 @@ Training runs fine for 2000 iterations and then:
 [E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=48211, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800412 milliseconds before timing out.
 ```
 I use torchrun --nproc_per_node 8 pretrain_gpt.py with tensor-model-parallel-size 2.
-"""
+"""  # noqa: E501 - log lines kept verbatim, as users paste them
 
 OOM_TRAINING = """\
 CUDA OOM with ZeRO-3 at step 10

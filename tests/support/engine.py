@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from triagebot.domain.models import LabelledIssue
 from triagebot.engine.build import build_index
 from triagebot.engine.dataset import read_labelled
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import LabelledIssue
 
 DATA = Path(__file__).with_name("engine_data.jsonl")
 DS_REPO = "microsoft/DeepSpeed"

@@ -1,32 +1,19 @@
-"""Shared fixtures for the test_github_* modules: fake clock, RSA key, fake GitHub, ports."""
+"""Fixtures for tests that talk to GitHub over HTTP: the App's RSA key pair, the fake clock, the
+fake GitHub server (``support.github_fake``) and a PyGithub port to it. The root conftest registers
+this module, so test modules take these fixtures by name without importing them."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import SimpleNamespace
-from typing import Iterator
 
 import pytest
 
+from support.clock import FakeClock
 from support.github_fake import FakeGitHub, app_key_pair
 from triagebot.github.client import PyGithubPort, installation_port
 
-START = 1_800_000_000.0
 APP_ID = "424242"
 INSTALLATION = 77
-
-
-class FakeClock:
-    """Time that only moves when a test (or a sleep) moves it."""
-
-    def __init__(self, now: float = START) -> None:
-        self.now = now
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.now += seconds
 
 
 @pytest.fixture(scope="session")

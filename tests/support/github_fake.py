@@ -19,11 +19,12 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 Response = tuple[int, dict[str, str], Any]
@@ -65,6 +66,7 @@ class _Fault:
 
 @dataclass
 class _Repo:
+    private: bool = False
     labels: list[str] = field(default_factory=list)
     issues: dict[int, dict[str, Any]] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
@@ -275,7 +277,7 @@ def get_repo(fake: FakeGitHub, rec: Recorded, repo: str) -> Response:
         return 404, {}, {"message": "Not Found"}
     owner, name = repo.split("/")
     return 200, {}, {"id": 1, "name": name, "full_name": repo, "default_branch": "main",
-                     "owner": fake.user_json(owner, "Organization"), "private": False,
+                     "owner": fake.user_json(owner, "Organization"), "private": fake.repos[repo].private,
                      "url": f"{fake.base_url}/repos/{repo}"}
 
 

@@ -12,9 +12,10 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterator
+from typing import Any
 
 HOST = "127.0.0.1"
 
@@ -91,7 +92,7 @@ class FakeLLM:
     def base_url(self) -> str:
         return f"http://{HOST}:{self._server.server_address[1]}/v1"
 
-    def __enter__(self) -> "FakeLLM":
+    def __enter__(self) -> FakeLLM:
         self._thread.start()
         return self
 

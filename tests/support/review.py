@@ -3,21 +3,21 @@ embedder (instant), a paged fake GitHub for ``index sync``, and an app with the 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.service import FakeGitHub  # noqa: E402
-
+from support.service import RecordingPort  # noqa: E402
+from triagebot.domain.models import LabelledIssue, Labels  # noqa: E402
 from triagebot.engine.build import build_index  # noqa: E402
-from triagebot.settings import Settings  # noqa: E402
 from triagebot.engine.embed import HashingEmbedder  # noqa: E402
-from triagebot.learning.live import LiveEngine  # noqa: E402
-from triagebot.domain.models import Labels, LabelledIssue  # noqa: E402
 from triagebot.github.port import CommentState, IssueState  # noqa: E402
+from triagebot.learning.live import LiveEngine  # noqa: E402
+from triagebot.settings import Settings  # noqa: E402
 
 TOKEN = "review-token-0123456789abcdef"
 SEED = [
@@ -60,7 +60,7 @@ def settings(tmp_path: Path, index_dir: Path) -> Settings:
                     admin_token=TOKEN)
 
 
-class PagedGitHub(FakeGitHub):
+class PagedGitHub(RecordingPort):
     """Closed issues served in pages of ``per_page``; ``fail_page[p]`` raises before page ``p``
     is served (as a paginating client would when fetching it)."""
 

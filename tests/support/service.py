@@ -1,5 +1,7 @@
-"""Shared helpers for the service tests: a hand-written fake GitHubPort that records every call,
-a fixed-answer engine, a real werkzeug server on 127.0.0.1:0, signed deliveries, and the
+"""Shared helpers for the service tests: ``RecordingPort``, a hand-written GitHubPort that records
+every call (not to be confused with ``support.github_fake.FakeGitHub``, the fake GitHub *server*
+that the real PyGithub port talks to over HTTP), ``Rig`` (store, queue, worker and jobs in one
+process), a fixed-answer engine, a real werkzeug server on 127.0.0.1:0, signed deliveries, and the
 octokit example payloads. Also a tiny worker entry point for the kill -9 test (run as a script)."""
 from __future__ import annotations
 
@@ -11,19 +13,22 @@ import os
 import sys
 import threading
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # for ``support`` when run as the kill -9 test's worker
 
 from werkzeug.serving import make_server  # noqa: E402
 
-from triagebot.service import signature as webhook  # noqa: E402
+from support.clock import FakeClock  # noqa: E402
 from triagebot.domain.models import Prediction, Triage  # noqa: E402
-from triagebot.github.port import CommentState, IssueState  # noqa: E402
+from triagebot.github.port import CommentState, GitHubPort, IssueState, RepoInfo  # noqa: E402
 from triagebot.service import jobs as handlers  # noqa: E402
+from triagebot.service import signature as webhook  # noqa: E402
 from triagebot.service.jobs import Deps  # noqa: E402
 from triagebot.service.routing import route  # noqa: E402
 from triagebot.service.worker import Worker  # noqa: E402
@@ -62,15 +67,16 @@ class FakeEngine:
     def __init__(self) -> None:
         self.calls: list[Any] = []
 
-    def triage(self, issue: Any) -> Triage:
+    def triage(self, issue: Any, **_how: Any) -> Triage:
         self.calls.append(issue)
         return fixed_triage()
 
 
-class FakeGitHub:
-    """Answers reads from dicts, records writes. ``fail[method]`` is a list of exceptions raised
-    by the next calls of that method. With ``state_path`` the state lives in a JSON file so two
-    processes (the kill -9 test) see the same GitHub."""
+class RecordingPort:
+    """A GitHubPort in memory: answers reads from dicts and records every call in ``calls``.
+    ``fail[method]`` is a list of exceptions raised by the next calls of that method. With
+    ``state_path`` the state lives in a JSON file so two processes (the kill -9 test) see the same
+    GitHub."""
 
     def __init__(self, state_path: Path | None = None) -> None:
         self.state_path = state_path
@@ -79,6 +85,7 @@ class FakeGitHub:
         self.calls: list[tuple[str, tuple]] = []
         self.fail: dict[str, list[Exception]] = {}
         self.files: dict[tuple[str, str], str] = {}
+        self.private_repos: set[str] = set()
         self.block_on: str | None = None
         self._ids = itertools.count(1000)
 
@@ -146,6 +153,10 @@ class FakeGitHub:
     def read_file(self, repo: str, path: str) -> str | None:
         self._call("read_file", repo, path)
         return self.files.get((repo, path))
+
+    def repository(self, repo: str) -> RepoInfo | None:
+        self._call("repository", repo)
+        return RepoInfo(full_name=repo, private=repo in self.private_repos, owner=repo.split("/")[0])
 
     def iter_closed_issues(self, repo: str, since: Any = None, start_page: int = 0) -> Iterator:
         return iter(())
@@ -239,38 +250,35 @@ def _worker_main(db: str, state: str) -> None:
     """Subprocess worker for the kill -9 test: real queue + handlers over a file-backed fake."""
     from triagebot.service import jobs as handlers
     from triagebot.service.jobs import Deps
+    from triagebot.service.worker import Worker
     from triagebot.store.queue import Queue
     from triagebot.store.records import Store
-    from triagebot.service.worker import Worker
 
-    gh = FakeGitHub(Path(state))
+    gh = RecordingPort(Path(state))
     gh.block_on = os.environ.get("FAKE_BLOCK_ON") or None
     store = Store(db)
     deps = Deps(store=store, port_for=lambda _i: gh, engine=FakeEngine(), bot_login=BOT)
     Worker(Queue(store.db, lease_s=1.0), lambda job: handlers.run(deps, job)).drain()
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 class Rig:
-    """Store + queue + worker + fakes, fed deliveries as the receiver would."""
+    """Real store, queue, worker and jobs on a SQLite file in one process, on a fake clock, fed
+    deliveries as the receiver would (``deliver``). GitHub is ``gh``, a RecordingPort holding
+    org/repo#7, unless the test passes another ``port`` (the PyGithub port to the fake server);
+    further ``deps`` (``paused``, ``author_limit``, ``indexer`` ...) go to the jobs' Deps."""
 
-    def __init__(self, tmp_path: Path) -> None:
-        self.clock = Clock()
-        self.gh = FakeGitHub()
+    def __init__(self, tmp_path: Path, port: GitHubPort | None = None, clock: FakeClock | None = None,
+                 max_attempts: int = 3, **deps: Any) -> None:
+        self.clock = clock or FakeClock(1_000_000.0)
+        self.gh = RecordingPort()
         self.gh.add_issue("org/repo", 7)
+        self.port: GitHubPort = port or self.gh
         self.store = Store(tmp_path / "h.sqlite3", clock=self.clock)
-        self.queue = Queue(self.store.db, max_attempts=3, clock=self.clock)
-        self.indexed: list = []
-        self.deps = Deps(store=self.store, port_for=lambda _i: self.gh, engine=FakeEngine(),
-                         bot_login=BOT, clock=self.clock,
-                         indexer=lambda issue, labels: self.indexed.append((issue, labels)))
+        self.queue = Queue(self.store.db, max_attempts=max_attempts, clock=self.clock)
+        self.indexed: list[tuple[Any, Any]] = []
+        deps = {"indexer": lambda issue, labels, **_how: self.indexed.append((issue, labels))} | deps
+        self.deps = Deps(store=self.store, port_for=lambda _i: self.port, engine=FakeEngine(),
+                         bot_login=BOT, clock=self.clock, **deps)
         self.worker = Worker(self.queue, lambda job: handlers.run(self.deps, job))
         self._n = 0
 

@@ -12,8 +12,9 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any
 
 from triagebot import __version__
 from triagebot.cli import bench as cli_bench
@@ -23,6 +24,7 @@ from triagebot.cli.errors import UserError, describe
 from triagebot.cli.issue_file import read_issue
 from triagebot.comment import render as comment
 from triagebot.domain import taxonomy
+from triagebot.domain.models import Triage
 from triagebot.engine import embed, evaluate
 from triagebot.engine.build import build_index
 from triagebot.engine.dataset import read_labelled
@@ -132,9 +134,9 @@ def load_engine(settings: Settings, index_dir: Path | None, use_llm: bool = Fals
     return build_engine(settings, index_dir, use_llm=use_llm)
 
 
-def triage_json(result) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def triage_json(result: Triage) -> dict[str, Any]:
     """The documented JSON shape of ``triagebot triage --json``."""
-    out = {
+    out: dict[str, Any] = {
         dim: {"id": p.id, "name": p.name, "confidence": p.confidence, "abstained": p.abstained,
               "evidence": p.evidence}
         for dim in taxonomy.ALL_DIMENSIONS for p in [result.prediction(dim)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,8 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
     state_file = args.state_file or default_state_path(index_dir, args.repo)
     syncer = Syncer(port_for_repo(args.repo, settings), engine, args.repo, state_file, since=_since(args.since),
                     store=store, progress=lambda m: print(m, file=sys.stderr, flush=True),
-                    summarize=_summarizer(settings))
+                    summarize=_scoped(_summarizer(settings), args.repo),
+                    llm_private_repos=settings.llm_private_repos)
     state = syncer.run()
     print(f"{args.repo}: {state.ingested} issues indexed ({state.confirmed} confirmed, "
           f"{state.predicted} predicted), {state.skipped} already known; index {index_dir}")
@@ -81,9 +83,15 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _summarizer(settings: Settings | None = None) -> Any:
-    """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract."""
+    """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract.
+    The syncer asks only where the repository consents (``domain.visibility.llm_allowed``)."""
     llm = refiner_for((settings or settings_module.current()).llm)
     return llm.summarize_resolution if llm is not None else None
+
+
+def _scoped(summarize: Any, repo: str) -> Any:
+    """Cached answers scoped to ``repo``, so that removing it from the App deletes them."""
+    return partial(summarize, repo=repo) if summarize is not None else None
 
 
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:

@@ -7,10 +7,10 @@ evaluating the bot.
 """
 from __future__ import annotations
 
-from triagebot.text import sanitize
-from triagebot.domain import taxonomy
 from triagebot.comment.sections import MAX_MISSING, pct, split_similar, tips
+from triagebot.domain import taxonomy
 from triagebot.domain.models import Similar, Triage
+from triagebot.text import sanitize
 
 _TITLES = {
     "stage": "Stage:",

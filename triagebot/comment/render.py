@@ -7,22 +7,24 @@ secrets; on a hit, or when it cannot be made to fit, a minimal comment of taxono
 """
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
-from triagebot.text import sanitize
+from triagebot.comment.plain import render_text
 from triagebot.comment.sections import (
     NOT_A_BUG_NOTE,
+    QUOTES_NOTE,
     choice,
     details_block,
     evidence_lines,
     missing_lines,
+    quotes_report,
     similar_line,
     split_similar,
     summary_lines,
     tips,
 )
-from triagebot.comment.plain import render_text
 from triagebot.domain.models import Triage
+from triagebot.text import sanitize
 
 __all__ = ["MARKER", "NOT_A_BUG_NOTE", "render", "render_fallback", "render_text"]
 
@@ -104,7 +106,9 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str) -> str:
         lines = [similar_line(s, triage.repo, allowed, with_resolution=True) for s in resolved]
         sections.append(_section(SIMILAR_HEADING, lines))
     sections.append(_section(MISSING_HEADING, missing_lines(triage)))
-    sections.append(_section(EVIDENCE_HEADING, evidence_lines(triage)))
+    evidence = evidence_lines(triage)
+    note = [QUOTES_NOTE] if evidence and quotes_report(triage) else []
+    sections.append(_section(EVIDENCE_HEADING, note + evidence))
     if level == "full":
         sections.append(details_block(triage, unresolved, allowed))
     sections.append(FOOTER)

@@ -5,9 +5,10 @@ names always come from ``taxonomy``; anything else passes through ``sanitize`` f
 """
 from __future__ import annotations
 
-from triagebot.text import sanitize
 from triagebot.domain import taxonomy
-from triagebot.domain.models import Similar, Triage
+from triagebot.domain.models import Prediction, Similar, Triage
+from triagebot.domain.signatures import error_signature
+from triagebot.text import sanitize
 
 MAX_SIMILAR = 5
 MAX_TIPS = 4
@@ -24,6 +25,8 @@ TIP_MIN_CONFIDENCE = 0.4
 TIP_ORDER = ("root_cause", "symptom", "fix_pattern")
 
 DETAILS_SUMMARY = "Alternatives, related issues and details"
+# Said once under "Why I think so" when it quotes the report: the quotes are the report's words.
+QUOTES_NOTE = "_Lines in `code` are quoted from the report: the report says them, not the bot._"
 ALTERNATIVES_HEADING = "**Other candidates**"
 RELATED_HEADING = "**Related, no known fix**"
 ENVIRONMENT_HEADING = "**Detected environment**"
@@ -188,8 +191,7 @@ def evidence_lines(triage: Triage) -> list[str]:
     for dimension, title in _DIM_LABELS.items():
         pred = triage.prediction(dimension)
         facts = [f for f in pred.facts[:MAX_EVIDENCE] if f not in seen]
-        quotes = [q for q in pred.evidence if sanitize.inert_quote(q)]
-        snippets = [q for q in quotes[:MAX_EVIDENCE] if q not in seen]
+        snippets = [q for q in quotable(pred)[:MAX_EVIDENCE] if q not in seen]
         seen.update(facts + snippets)  # said once, not repeated under the next label
         agree = _neighbour_agreement(triage, dimension)
         if choice(triage, dimension) and (facts or snippets or agree):
@@ -197,6 +199,18 @@ def evidence_lines(triage: Triage) -> list[str]:
             quoted = ", ".join(sanitize.safe_code(s, 100) for s in snippets)
             lines.append(f"- {title}: " + "; ".join(p for p in (prose, quoted, agree) if p))
     return lines
+
+
+def quotable(pred: Prediction) -> list[str]:
+    """Evidence lines that may be quoted: inert (no links, mentions, references, instructions)
+    and shaped like an error message (``signatures.error_signature``), never a line that only
+    mentions a topic - such as a title saying "official fix: pip install ..."."""
+    return [q for q in pred.evidence if sanitize.inert_quote(q) and error_signature(q)]
+
+
+def quotes_report(triage: Triage) -> bool:
+    """Does the evidence section quote the report (so it needs ``QUOTES_NOTE``)?"""
+    return any(choice(triage, d) and quotable(triage.prediction(d)) for d in _DIM_LABELS)
 
 
 def _neighbour_agreement(triage: Triage, dimension: str) -> str:

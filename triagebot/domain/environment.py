@@ -76,14 +76,16 @@ _SMI_ROW = re.compile(r"^\|\s+(\d{1,2})\s+(?:NVIDIA|Tesla|GeForce|Quadro|AMD)[^|
 _ENV_GPU_ROW = re.compile(r"^\s*GPU (\d{1,2}):", re.M)
 _COUNT_GPU = [
     re.compile(r"--(?:num_gpus|nproc_per_node|nproc-per-node|gpus_per_node|gpus-per-node|ngpus)[= ](\d{1,3})\b"),
-    re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]?\s*(?:NVIDIA\s+|Tesla\s+)?(?:[ABH]\d{3}|V100|P100|T4|L40S?|A10G?|A40|RTX\s?\w+|GPU)", re.I),
+    re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]?\s*(?:NVIDIA\s+|Tesla\s+)?"
+               r"(?:[ABH]\d{3}|V100|P100|T4|L40S?|A10G?|A40|RTX\s?\w+|GPU)", re.I),
     re.compile(r"(?<![\d.])(\d{1,3})\s*[x×*]?\s*(?:[ABH]\d{3}|V100)", re.I),
     re.compile(r"\b(\d{1,3})\s*(?:x\s*)?gpus?\b", re.I),
 ]
 _WORDS = {"two": 2, "three": 3, "four": 4, "eight": 8, "sixteen": 16}
 _COUNT_NODES = [
     re.compile(r"--(?:nnodes|num_nodes|num-nodes|nodes)[= ](\d{1,4})\b"),
-    re.compile(r"\b(\d{1,4}|two|three|four|eight|sixteen)\s*(?:x\s*)?(?:compute\s+|gpu\s+)?(?:nodes|machines|hosts|servers)\b", re.I),
+    re.compile(r"\b(\d{1,4}|two|three|four|eight|sixteen)\s*(?:x\s*)?(?:compute\s+|gpu\s+)?"
+               r"(?:nodes|machines|hosts|servers)\b", re.I),
     re.compile(r"\b(\d{1,4})\s*nodes?\s*x", re.I),
 ]
 _LAUNCHERS = [
@@ -101,7 +103,8 @@ _FRAMEWORK_HINTS = {
     "colossalai": re.compile(r"colossal-?ai|colossalchat|gemini(?:ddp)?\b|booster", re.I),
     "megatron": re.compile(r"megatron|pretrain_gpt|tensor-model-parallel-size", re.I),
     "horovod": re.compile(r"horovod|hvd\.", re.I),
-    "pytorch": re.compile(r"PyTorch version:|torch\.distributed|torchrun|\bFSDP\b|DistributedDataParallel|\bDDP\b|c10d", re.I),
+    "pytorch": re.compile(r"PyTorch version:|torch\.distributed|torchrun|\bFSDP\b|DistributedDataParallel"
+                          r"|\bDDP\b|c10d", re.I),
 }
 
 

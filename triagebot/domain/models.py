@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from triagebot.domain import taxonomy
+from triagebot.domain.visibility import SharedWith, Visibility, owner_of
 
 MAX_TITLE_CHARS = 1_000
 MAX_BODY_CHARS = 262_144  # GitHub caps bodies at 65,536 chars; we accept more from files and cut later
@@ -76,7 +77,12 @@ CloseReason = Literal["completed", "not_planned", "duplicate", "open", "unknown"
 
 
 class IndexedIssue(BaseModel):
-    """A historical issue in the index: metadata only (no body is ever stored)."""
+    """A historical issue in the index: metadata only (no body is ever stored).
+
+    ``visibility``, ``owner``, ``installation_id`` and ``shared_with`` say who may see it
+    (``domain.visibility``). They default to a public item of the repository's owner: the shipped
+    seed index was built from public trackers, and index files written before these fields
+    existed load unchanged."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -91,6 +97,16 @@ class IndexedIssue(BaseModel):
     resolution: str = "unresolved"
     status: LabelStatus = "confirmed"
     duplicate_of: int | None = None
+    visibility: Visibility = "public"
+    owner: str = ""
+    installation_id: int | None = None
+    shared_with: SharedWith = "repository"
+
+    @model_validator(mode="after")
+    def _owner_from_repo(self) -> IndexedIssue:
+        if not self.owner:
+            self.owner = owner_of(self.repo)
+        return self
 
     @property
     def key(self) -> tuple[str, int]:
@@ -99,7 +115,8 @@ class IndexedIssue(BaseModel):
     @property
     def resolved(self) -> bool:
         """Offered as "how it was fixed" only when closed as completed with a known resolution."""
-        return known_resolution(self.resolution) and self.state == "closed" and self.close_reason in ("completed", "unknown")
+        return (known_resolution(self.resolution) and self.state == "closed"
+                and self.close_reason in ("completed", "unknown"))
 
 
 class LabelledIssue(Issue):
@@ -112,6 +129,7 @@ class LabelledIssue(Issue):
     is_bug: bool = True
     resolution: str = "unresolved"
     close_reason: CloseReason = "unknown"
+    visibility: Visibility = "public"  # a record from a private tracker says so; it then stays home
 
     def to_indexed(self, status: LabelStatus = "confirmed") -> IndexedIssue:
         return IndexedIssue(
@@ -125,6 +143,7 @@ class LabelledIssue(Issue):
             is_bug=self.is_bug,
             resolution=self.resolution,
             status=status,
+            visibility=self.visibility,
         )
 
 
@@ -191,7 +210,7 @@ class Similar(BaseModel):
     status: LabelStatus = "confirmed"
 
     @model_validator(mode="after")
-    def _resolved_needs_resolution(self) -> "Similar":
+    def _resolved_needs_resolution(self) -> Similar:
         """A neighbour flagged resolved whose resolution says nothing (from an older index or a
         refiner) is not offered as "how it was fixed"."""
         if self.resolved and not known_resolution(self.resolution):

@@ -13,6 +13,8 @@ Example::
       distributed_specific: "distributed"
     thresholds:
       symptom: 0.5
+    llm: off               # never send this repository's issues to the model endpoint
+    private_issues_shown_to: owner   # repository (default) | owner: see domain.visibility
 """
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from triagebot.text import sanitize
 from triagebot.domain import taxonomy
+from triagebot.text import sanitize
 
 CONFIG_PATH = ".github/triagebot.yml"
 MAX_CONFIG_CHARS = 64_000
@@ -62,6 +64,12 @@ class RepoConfig(BaseModel):
     needs_review_label: str = Field(default="triage: needs-review", min_length=1, max_length=MAX_LABEL_CHARS)
     thresholds: Thresholds = Field(default_factory=Thresholds)
     allowed_repos: list[str] = Field(default_factory=list)
+    # Model consent: off keeps this repository's text away from any LLM endpoint; unset means the
+    # default (on for public repositories, the operator's TRIAGEBOT_LLM_PRIVATE_REPOS for private).
+    llm: bool | None = None
+    # Where this (private) repository's closed issues may be shown: its own issues only, or the
+    # issues of the other repositories of the same owner. Public repositories' issues go anywhere.
+    private_issues_shown_to: Literal["repository", "owner"] = "repository"
     errors: list[str] = Field(default_factory=list, exclude=True)
 
     @field_validator("mode", mode="before")

@@ -139,7 +139,7 @@ def features(text: str, env: Environment) -> np.ndarray:
 
 def _env_values(hits: Hits, env: Environment) -> dict[str, float]:
     framework = env.framework or ""
-    values = {
+    values: dict[str, float] = {
         "env:cuda_mismatch": env.cuda_mismatch(),
         "env:framework_version": env.framework_version is not None,
         "env:torch_version": env.torch is not None,
@@ -281,7 +281,8 @@ def _matching_line(hits: Hits, name: str, taken: list[str], versions: bool = Fal
         if snippet and snippet not in taken and (versions or not version_list(line)):
             candidates.append((line, snippet))
     errors = [snippet for line, snippet in candidates if error_lines(line, 1)]
-    return (errors or [snippet for _, snippet in candidates] or [None])[0]
+    preferred = errors or [snippet for _, snippet in candidates]
+    return preferred[0] if preferred else None
 
 
 def _lines_of(hits: Hits, name: str) -> list[str]:

@@ -259,3 +259,33 @@ FIX_OF_ROOT_CAUSE: dict[str, str] = {
     "R4.7": "F3", "R4.8": "F6",
     "R5.1": "F3", "R5.2": "F6", "R5.3": "F2", "R5.4": "F6", "R5.5": "F2", "R5.6": "F5",
 }
+
+
+# The shapes of error *messages* - what a log prints when something failed - as opposed to the
+# topic keywords above ("nccl", "pip install", "checkpoint"), which also occur in any sentence an
+# attacker writes. Only a line of the report matching one of these is ever quoted back as evidence,
+# and then attributed to the report (RELIABILITY 38): "official fix: pip install nccl-fixer" is
+# a topic match, not an error line, and is never shown.
+ERROR_SIGNATURE = re.compile(
+    r"\b[A-Za-z_][\w.]{0,80}?(?:Error|Exception|Failure|Failed)\b"
+    r"|\bNCCL (?:error|WARN)|\bnccl[A-Z]\w*Error\b|Watchdog caught|collective operation timeout"
+    r"|\btimed out\b|\btimeout\b|Timeout\(ms\)"
+    r"|out of memory|CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+|\bCUDA error\b|illegal memory access"
+    r"|device-side assert|misaligned address|unspecified launch failure"
+    r"|Segmentation fault|core dumped|\bSIG(?:SEGV|ABRT|KILL|TERM|BUS)\b|terminate called"
+    r"|Fatal Python error|\bKilled\b|oom[- ]?killer|exit ?code[: =]+-?\d|exited with (?:return )?code"
+    r"|returned non-zero exit status"
+    r"|undefined symbol|cannot open shared object file|No module named|cannot import name"
+    r"|\berror:|fatal error|nvcc fatal|Failed building wheel|subprocess-exited-with-error"
+    r"|CMake Error|build stopped|compilation terminated"
+    r"|No such file or directory|size mismatch|shape mismatch|shapes cannot be multiplied"
+    r"|expected scalar type|Connection refused|Connection reset|No route to host"
+    r"|Address already in use|Traceback \(most recent call last\)|Attempted loss scale"
+    r"|Gradient overflow|\bloss (?:is|became|becomes|goes to) nan\b",
+    re.I,
+)
+
+
+def error_signature(line: str) -> bool:
+    """Does ``line`` read as an error message (not merely mention a topic)?"""
+    return bool(ERROR_SIGNATURE.search(line or ""))

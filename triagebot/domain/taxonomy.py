@@ -7,6 +7,7 @@ patterns) and serves as a prior.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from triagebot.domain.descriptions import DESCRIPTIONS, FIX_ADVICE  # noqa: F401 (re-exported)
@@ -121,7 +122,7 @@ _FIX_PATTERNS = [
 # fix pattern; the texts live in ``descriptions`` to keep this module to lookups.
 
 
-def _build(rows: list[tuple[str, str, str | None, float]]) -> dict[str, Label]:
+def _build(rows: Sequence[tuple[str, str, str | None, float]]) -> dict[str, Label]:
     return {i: Label(i, n, st, sh, DESCRIPTIONS.get(i, "")) for i, n, st, sh in rows}
 
 

@@ -2,16 +2,15 @@
 embedder, which is batched: indexing thousands of issues and triaging one share this code."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from triagebot.domain import environment
-from triagebot.domain import rules
-from triagebot.text import signal as text
-from triagebot.engine.embed import Embedder
+from triagebot.domain import environment, rules
 from triagebot.domain.models import Environment, Issue
+from triagebot.engine.embed import Embedder
+from triagebot.text import signal as text
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ cosines. Ids are ``IssueIndex`` rows in both, so replacing an issue is remove-th
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 from pathlib import Path
 
 import faiss
@@ -60,7 +60,8 @@ class VectorSearch:
         ivf = faiss.IndexIVFPQ(quantiser, self.dim, nlist, pq_m(self.dim), 8, faiss.METRIC_INNER_PRODUCT)
         sample = np.random.default_rng(0).choice(n, min(n, nlist * TRAIN_PER_LIST), replace=False)
         ivf.train(np.ascontiguousarray(all_vectors[np.sort(sample)], np.float32))
-        ivf.set_direct_map_type(faiss.DirectMap.Hashtable)  # cheap remove_ids for replacements
+        # a hash direct map makes remove_ids cheap for replacements
+        ivf.set_direct_map_type(faiss.DirectMap.Hashtable)  # type: ignore[attr-defined]  # faiss stubs lack DirectMap
         ivf.nprobe = NPROBE
         for start in range(0, n, 100_000):
             chunk = np.ascontiguousarray(all_vectors[start:start + 100_000], np.float32)
@@ -68,7 +69,7 @@ class VectorSearch:
         self.index, self.kind = ivf, "ivfpq"
 
     def remove(self, row: int) -> None:
-        self.index.remove_ids(np.array([row], dtype=np.int64))
+        self.index.remove_ids(np.array([row], dtype=np.int64))  # type: ignore[arg-type]  # stubs: IDSelector only
 
     def search(self, query: np.ndarray, fetch: int, vectors: np.ndarray) -> list[tuple[int, float]]:
         """(row, cosine) best first; IVF-PQ candidates are re-scored against ``vectors``."""
@@ -90,7 +91,7 @@ class VectorSearch:
         faiss.write_index(self.index, str(path))
 
     @classmethod
-    def read(cls, path: Path, dim: int) -> "VectorSearch":
+    def read(cls, path: Path, dim: int) -> VectorSearch:
         store = cls(dim)
         store.index = faiss.read_index(str(path))
         ivf = faiss.try_extract_index_ivf(store.index)

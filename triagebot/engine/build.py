@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 
 from triagebot.domain import rules
+from triagebot.domain.models import LabelledIssue, LabelStatus
 from triagebot.engine.analysis import analyse_many, stack
 from triagebot.engine.embed import Embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import LabelledIssue, LabelStatus
 
 
 def build_index(

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triagebot.domain import taxonomy
+from triagebot.domain.models import IndexedIssue
 from triagebot.engine.index import IssueIndex
 
 DIMENSIONS = taxonomy.ALL_DIMENSIONS
@@ -46,7 +47,7 @@ FIX_VIA_CAUSE = 0.6  # weight of sum_R P(R) P(fix|R) against the direct fix-patt
 FIX_SMOOTHING = 0.5
 
 
-def label_value(item, dimension: str) -> str | None:  # type: ignore[no-untyped-def]
+def label_value(item: IndexedIssue, dimension: str) -> str | None:
     """Training target of an indexed issue, or None when it must not train this dimension.
 
     Questions and feature requests (``is_bug`` false) teach the stage and the yes/no dimensions
@@ -122,13 +123,13 @@ class Classifier:
         self.fix_given_cause = fix_given_cause
 
     @classmethod
-    def fit(cls, index: IssueIndex, rows: list[int] | None = None) -> "Classifier":
+    def fit(cls, index: IssueIndex, rows: list[int] | None = None) -> Classifier:
         rows = list(range(len(index))) if rows is None else rows
         x = _design(index.vectors[rows], index.features[rows])
         models = {}
         for dim in DIMENSIONS:
-            pairs = [(i, label_value(index.items[r], dim)) for i, r in enumerate(rows)]
-            pairs = [(i, y) for i, y in pairs if y is not None]
+            labelled = [(i, label_value(index.items[r], dim)) for i, r in enumerate(rows)]
+            pairs = [(i, y) for i, y in labelled if y is not None]
             models[dim] = fit_softmax(x[[i for i, _ in pairs]], [y for _, y in pairs], C[dim])
         return cls(models, _fix_given_cause([index.items[r] for r in rows]))
 
@@ -152,7 +153,7 @@ def _design(vectors: np.ndarray, features: np.ndarray) -> np.ndarray:
     return np.hstack([vectors, features]).astype(np.float32)
 
 
-def _fix_given_cause(items: list) -> dict[str, dict[str, float]]:  # type: ignore[type-arg]
+def _fix_given_cause(items: list[IndexedIssue]) -> dict[str, dict[str, float]]:
     """Smoothed P(fix | root cause) counted over issues labelled with both."""
     fixes = taxonomy.ids("fix_pattern")
     counts: dict[str, dict[str, float]] = {}

@@ -9,8 +9,9 @@ import hashlib
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 

@@ -13,8 +13,8 @@ import os
 import tempfile
 import warnings
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

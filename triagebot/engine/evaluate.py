@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import rules, taxonomy
+from triagebot.domain.models import LabelledIssue, Triage
+from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine.analysis import Analysed, analyse_many, stack
 from triagebot.engine.classify import Classifier
 from triagebot.engine.embed import Embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import LabelledIssue, Triage
 from triagebot.engine.triage import Engine, predict
 
 EVAL_DIMENSIONS = taxonomy.LABEL_DIMENSIONS
@@ -128,7 +128,9 @@ def cross_validate(
 
 def _predict_one(record: LabelledIssue, analysed: Analysed, index: IssueIndex,
                  classifier: Classifier) -> Triage:
-    hits = index.search(analysed.vector, k=15, exclude={record.key})
+    viewer = Viewer.of(record.repo)  # the same rule as Engine.triage: private items stay home
+    hits = index.search(analysed.vector, k=15, exclude={record.key},
+                        visible=lambda item: visible_to(item, viewer))
     return predict(record, analysed, index, classifier, hits)
 
 

@@ -20,6 +20,8 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -27,8 +29,8 @@ import faiss
 import numpy as np
 
 from triagebot.domain import rules
-from triagebot.engine.ann import VectorSearch
 from triagebot.domain.models import IndexedIssue
+from triagebot.engine.ann import VectorSearch
 
 FORMAT = 1
 FAISS_FILE = "faiss.index"
@@ -112,14 +114,63 @@ class IssueIndex:
         return self._rows.get(key)
 
     def search(
-        self, vector: np.ndarray, k: int = 10, exclude: set[tuple[str, int]] | frozenset = frozenset()
+        self, vector: np.ndarray, k: int = 10, exclude: AbstractSet[tuple[str, int | None]] = frozenset(),
+        visible: Callable[[IndexedIssue], bool] | None = None,
     ) -> list[tuple[int, float]]:
-        """Top-``k`` (row, cosine score) pairs, best first, never any excluded (repo, number)."""
+        """Top-``k`` (row, cosine score) pairs, best first, never any excluded (repo, number) and,
+        with ``visible``, only items it accepts (``domain.visibility.visible_to`` for a viewer).
+        Filtering happens here, before anything downstream (vote, similar issues, evidence, LLM
+        prompt) sees a neighbour; when filtered rows crowd the top, the search widens until ``k``
+        are found or the whole index was searched."""
         if not self.items:
             return []
         fetch = min(len(self.items), k + len(exclude))
-        hits = self._faiss.search(vector, fetch, self.vectors)
-        return [(r, s) for r, s in hits if self.items[r].key not in exclude][:k]
+        while True:
+            hits = self._faiss.search(vector, fetch, self.vectors)
+            kept = [(r, s) for r, s in hits if self.items[r].key not in exclude
+                    and (visible is None or visible(self.items[r]))]
+            if len(kept) >= k or fetch >= len(self.items):
+                return kept[:k]
+            fetch = min(len(self.items), fetch * 4)
+
+    def remove(self, keys: AbstractSet[tuple[str, int]]) -> int:
+        """Drop these issues (vectors, features and metadata); returns how many were there.
+        The search structure is rebuilt from the rows that stay, so nothing of a removed issue
+        remains in memory or, after ``save``, on disk."""
+        drop = {self._rows[key] for key in keys if key in self._rows}
+        if drop:
+            self._rebuild([row for row in range(len(self.items)) if row not in drop])
+        return len(drop)
+
+    def retag(self, update: Callable[[IndexedIssue], IndexedIssue | None]) -> tuple[int, int]:
+        """Apply ``update`` to every item's metadata (vectors unchanged): a returned copy replaces
+        the item (its key may change: a renamed repository, a transferred issue), None removes it.
+        Returns (changed, removed). When two items end up with one key, the moved one wins."""
+        changed, keep, moved, before = 0, [], {}, len(self.items)
+        for row, item in enumerate(self.items):
+            new = update(item)
+            if new is None:
+                continue
+            keep.append(row)
+            if new is not item:
+                changed += 1
+                self.items[row] = new
+                if new.key != item.key:
+                    moved[new.key] = row
+        if moved:  # an unmoved item already holding a moved item's key gives way
+            keep = [row for row in keep if moved.get(self.items[row].key, row) == row]
+        if len(keep) != before or moved:
+            self._rebuild(keep)
+        return changed, before - len(keep)
+
+    def _rebuild(self, rows: list[int]) -> None:
+        items = [self.items[row] for row in rows]
+        vectors, features = self.vectors[rows].copy(), self.features[rows].copy()
+        self.items, self._rows, self._faiss = [], {}, VectorSearch(self.dim)
+        self._vectors = np.zeros((0, self.dim), dtype=np.float32)
+        self._features = np.zeros((0, self.n_features), dtype=np.float32)
+        if items:
+            self.add(items, vectors, features)
 
     # -- persistence -------------------------------------------------------------------------
 
@@ -144,7 +195,7 @@ class IssueIndex:
         _atomic(out / "manifest.json", lambda f: f.write(json.dumps(manifest, indent=1).encode()))
 
     @classmethod
-    def load(cls, directory: str | Path) -> "IssueIndex":
+    def load(cls, directory: str | Path) -> IssueIndex:
         path = Path(directory)
         try:
             manifest = json.loads((path / "manifest.json").read_text())

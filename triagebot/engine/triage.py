@@ -9,16 +9,23 @@ import logging
 from pathlib import Path
 from typing import Protocol
 
-from triagebot.domain import missing
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
+from triagebot.domain import missing, rules, taxonomy
+from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
+from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 from triagebot.engine.analysis import Analysed, analyse
 from triagebot.engine.classify import (
-    BINARY, FIX_VIA_CAUSE, KNN_K, RULE_WEIGHT, THRESHOLDS, Classifier, blend, knn_vote, within_stage,
+    BINARY,
+    FIX_VIA_CAUSE,
+    KNN_K,
+    RULE_WEIGHT,
+    THRESHOLDS,
+    Classifier,
+    blend,
+    knn_vote,
+    within_stage,
 )
 from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +64,7 @@ class Engine:
     def load(
         cls, index_dir: str | Path, refiner: Refiner | None = None,
         embedder: Embedder | None = None,
-    ) -> "Engine":
+    ) -> Engine:
         index = IssueIndex.load(index_dir)  # refuses an index built with other rule features
         return cls(index, embedder or load_embedder(index.embedder_name), refiner=refiner)
 
@@ -69,15 +76,31 @@ class Engine:
         """Refit the classifier on the index as it is now (after corrections and new issues)."""
         self.classifier = Classifier.fit(self.index)
 
-    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset()) -> Triage:
-        """Triage one issue; the issue itself is never its own neighbour."""
+    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset(),
+               viewer: Viewer | None = None, llm: bool = True) -> Triage:
+        """Triage one issue; the issue itself is never its own neighbour.
+
+        Neighbours are only those ``viewer`` may see (default: the issue's own repository, so a
+        private repository's issues appear on its own issues only); ``llm=False`` keeps the text
+        away from the model (the repository's consent, ``domain.visibility.llm_allowed``)."""
         analysed = analyse(issue, self.embedder)
         skip = set(exclude) | ({issue.key} if issue.number is not None else set())
-        hits = self.index.search(analysed.vector, k=max(KNN_K, 3 * SIMILAR_SHOWN), exclude=skip)
+        viewer = viewer or Viewer.of(issue.repo)
+        hits = self.index.search(analysed.vector, k=max(KNN_K, 3 * SIMILAR_SHOWN), exclude=skip,
+                                 visible=lambda item: visible_to(item, viewer))
         offline = predict(issue, analysed, self.index, self.classifier, hits)
-        if self.refiner is None:
+        if self.refiner is None or not llm:
             return offline
-        return self.refiner.refine(issue, offline, offline.similar)
+        return self.refiner.refine(issue, offline, self._promptable(offline.similar, issue.repo))
+
+    def _promptable(self, similar: list[Similar], repo: str) -> list[Similar]:
+        """Neighbours whose text may go into a prompt for ``repo``: never another repository's
+        private issue, even one its owner lets other repositories show."""
+        def visibility(s: Similar) -> str:
+            row = self.index.row_of((s.repo, s.number))
+            return self.index.items[row].visibility if row is not None else "private"
+
+        return [s for s in similar if prompt_may_use(visibility(s), s.repo, repo)]
 
 
 def predict(

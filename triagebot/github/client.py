@@ -14,8 +14,9 @@ import base64
 import contextlib
 import threading
 import time
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterator
+from typing import Any
 from urllib.parse import quote
 
 import requests
@@ -25,13 +26,12 @@ from github.Requester import Requester
 from urllib3 import Retry
 from urllib3.exceptions import MaxRetryError
 
-from triagebot.github import deliveries
-from triagebot.text import secrets as redact
-from triagebot.github import restjson
+from triagebot.github import deliveries, restjson
 from triagebot.github.errors import GitHubError, NotFound, RateLimited, TransientError, WritesPaced
-from triagebot.github.port import CommentState, IssueState
+from triagebot.github.port import CommentState, IssueState, RepoInfo
 from triagebot.github.ratelimit import QuotaTracker, WritePacer, rate_limit_wait
 from triagebot.github.restjson import setting
+from triagebot.text import secrets as redact
 
 DEFAULT_API = "https://api.github.com"
 TOKEN_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
@@ -48,12 +48,13 @@ class _Retry(GithubRetry):
 
     def __init__(self, sleep: Callable[[float], None] = time.sleep, clock: Clock = time.time,
                  **kwargs: Any) -> None:
-        self._sleep_fn, self._clock, self._forced_wait = sleep, clock, None
+        self._sleep_fn, self._clock = sleep, clock
+        self._forced_wait: float | None = None
         super().__init__(**kwargs)
 
     def new(self, **kw: Any) -> _Retry:
         kw.update(sleep=self._sleep_fn, clock=self._clock)
-        return super().new(**kw)  # type: ignore[return-value]
+        return super().new(**kw)
 
     def increment(self, method: str | None = None, url: str | None = None,  # type: ignore[override]
                   response: Any = None, error: Exception | None = None, _pool: Any = None,
@@ -61,7 +62,8 @@ class _Retry(GithubRetry):
         if response is None or response.status not in (403, 429):
             return super().increment(method, url, response, error, _pool, _stacktrace)
         status, headers = response.status, dict(response.headers)
-        body = restjson.parse_body(self.get_content(response, url or "")) if restjson.needs_body(status, headers) else None
+        body = (restjson.parse_body(self.get_content(response, url or ""))
+                if restjson.needs_body(status, headers) else None)
         wait = rate_limit_wait(status, headers, restjson.message_of(body), self._clock())
         exceeded = RateLimitExceededExceedsMaxWait(status, body, headers, wait=wait)
         try:
@@ -73,7 +75,7 @@ class _Retry(GithubRetry):
         except (MaxRetryError, GithubException) as exc:
             _release(response)  # urllib3 only returns the connection when we do not raise
             raise (exceeded if isinstance(exc, MaxRetryError) else exc) from None
-        retry._forced_wait = wait  # type: ignore[attr-defined]
+        retry._forced_wait = wait
         return retry
 
     def sleep(self, response: Any = None) -> None:
@@ -121,7 +123,7 @@ class _InstallationAuth(Auth.Auth):
         self._cached: Any = None
         self._lock = threading.Lock()
 
-    token_type = "token"  # type: ignore[assignment]
+    token_type = "token"
 
     @property
     def token(self) -> str:
@@ -141,7 +143,7 @@ class _InstallationAuth(Auth.Auth):
     def close(self) -> None:
         self._integration.close()
 
-    _masked_token = "token (installation token removed)"  # type: ignore[assignment]
+    _masked_token = "token (installation token removed)"
 
 
 def translate(exc: GithubException, now: float) -> GitHubError:
@@ -294,6 +296,16 @@ class PyGithubPort:
             return None
         return base64.b64decode(content._rawData["content"]).decode("utf-8", errors="replace")
 
+    def repository(self, repo: str) -> RepoInfo | None:
+        """One GET /repos/{repo} (not cached: visibility decides who sees its issues)."""
+        try:
+            with self._call():
+                raw = self._gh.get_repo(repo, lazy=False).raw_data
+        except NotFound:
+            return None
+        return RepoInfo(full_name=raw.get("full_name") or repo, private=bool(raw.get("private")),
+                        owner=(raw.get("owner") or {}).get("login", ""))
+
     def iter_closed_issues(self, repo: str, since: datetime | None = None,
                            start_page: int = 0) -> Iterator[tuple[int, IssueState]]:
         """Yields (page, issue); resume an interrupted sync with start_page = the last page seen."""
@@ -356,7 +368,7 @@ def app_client(settings: Any, *, clock: Clock = time.time,
     base_url, app_auth = _app_auth(settings, clock)
     requester = Github(auth=app_auth, **_client_kwargs(base_url, make_retry(sleep, clock))).requester
 
-    def request(verb: str, url: str, params: dict[str, Any] | None = None) -> tuple[dict, Any]:
+    def request(verb: str, url: str, params: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
         with _mapped(clock):
             return requester.requestJsonAndCheck(verb, url, parameters=params)
 

@@ -6,8 +6,9 @@ reconcile run does not redeliver what an earlier run already fixed."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from pydantic import BaseModel
 

@@ -4,8 +4,9 @@
 command receive a port as an argument and never build one themselves."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -46,6 +47,14 @@ class CommentState(BaseModel):
     created_at: datetime | None = None
 
 
+class RepoInfo(BaseModel):
+    """A repository as GitHub reports it now: who may see its issues."""
+
+    full_name: str
+    private: bool
+    owner: str = ""
+
+
 class GitHubPort(Protocol):
     """The GitHub calls triagebot makes for one installation. Budget per triaged issue: one issue
     read, one comment listing, one comment write, one label write."""
@@ -69,6 +78,9 @@ class GitHubPort(Protocol):
 
     def read_file(self, repo: str, path: str) -> str | None:
         """A file of the default branch (e.g. ``.github/triagebot.yml``); None when absent."""
+
+    def repository(self, repo: str) -> RepoInfo | None:
+        """The repository's visibility and owner now; None when it is gone (404)."""
 
     def iter_closed_issues(
         self, repo: str, since: datetime | None = None, start_page: int = 0

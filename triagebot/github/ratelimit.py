@@ -9,8 +9,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol
+from typing import Protocol
 
 MINUTE = 60.0
 HOUR = 3600.0
@@ -24,7 +25,7 @@ class Ledger(Protocol):
 
     def recent(self, installation_id: int, since: float) -> list[float]: ...
 
-    def book(self, installation_id: int, now: float, budget: "WriteBudget") -> float:
+    def book(self, installation_id: int, now: float, budget: WriteBudget) -> float:
         """Atomically pick the earliest allowed slot at or after ``now``, record it, return it
         (atomic across processes for a shared ledger, so two workers never take one slot)."""
 
@@ -47,7 +48,7 @@ class MemoryLedger:
         with self._lock:
             return [t for t in self._times[installation_id] if t >= since]
 
-    def book(self, installation_id: int, now: float, budget: "WriteBudget") -> float:
+    def book(self, installation_id: int, now: float, budget: WriteBudget) -> float:
         with self._lock:
             slot = next_slot(list(self._times[installation_id]), now, budget)
             self._times[installation_id].append(slot)

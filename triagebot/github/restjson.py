@@ -5,8 +5,9 @@ function the port uses, and so error mapping is testable without HTTP."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
 
 from triagebot.github.errors import Forbidden, GitHubError, NotFound, RateLimited, TooLong, TransientError
 from triagebot.github.port import CommentState, IssueState

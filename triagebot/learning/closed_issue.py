@@ -7,14 +7,14 @@ the person who fixed or explained it, trimmed to a sentence or two and made safe
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
-from triagebot.text import sanitize
 from triagebot.domain import taxonomy
-from triagebot.text import signal as text
 from triagebot.domain.models import CloseReason, Labels
-from triagebot.github.port import CommentState
 from triagebot.domain.repo_config import RepoConfig
+from triagebot.github.port import CommentState
+from triagebot.text import sanitize
+from triagebot.text import signal as text
 
 MAINTAINERS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 MIN_REPLY_CHARS = 40  # shorter replies are "thanks!" or "closing", not an explanation

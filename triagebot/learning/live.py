@@ -13,22 +13,24 @@ import fcntl
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
-from triagebot.domain import rules
-from triagebot.domain import taxonomy
-from triagebot.engine.analysis import analyse_many, stack
-from triagebot.learning.closed_issue import close_reason
-from triagebot.engine.embed import Embedder, load_embedder
-from triagebot.engine.triage import Engine
-from triagebot.engine.index import IssueIndex
+from triagebot.domain import rules, taxonomy
 from triagebot.domain.models import MAX_TITLE_CHARS, IndexedIssue, Issue, Labels, LabelStatus, Triage
+from triagebot.domain.visibility import Access, Viewer
+from triagebot.engine.analysis import analyse_many, stack
+from triagebot.engine.embed import Embedder, load_embedder
+from triagebot.engine.index import IssueIndex
+from triagebot.engine.triage import Engine
 from triagebot.github.port import IssueState
+from triagebot.learning.closed_issue import close_reason
 
 RETRAIN_STAMP = "retrain.stamp"  # touched by ``triagebot retrain``: running engines refit
+PUBLIC = Access()  # what callers that predate visibility index: a public item
 
 
 class LiveIndex:
@@ -91,7 +93,7 @@ class LiveEngine:
 
     @classmethod
     def load(cls, directory: str | Path, embedder: Embedder | None = None,
-             refiner: Any = None) -> "LiveEngine":
+             refiner: Any = None) -> LiveEngine:
         live = LiveIndex(directory)
         return cls(live, embedder or load_embedder(live.current().embedder_name), refiner)
 
@@ -126,8 +128,11 @@ class LiveEngine:
         """The LLM refiner the engine was built with (None offline); ``eval`` reads its stats."""
         return self._engine.refiner
 
-    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset()) -> Triage:
-        return self._engine.triage(issue, exclude)
+    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset(),
+               viewer: Viewer | None = None, llm: bool = True) -> Triage:
+        """Neighbours only ``viewer`` may see (``domain.visibility``); the model only when ``llm``
+        (the repository's consent)."""
+        return self._engine.triage(issue, exclude, viewer=viewer, llm=llm)
 
     def retrain(self) -> None:
         self._engine.retrain()
@@ -164,7 +169,7 @@ def correct_index(target: Any, repo: str, number: int, dimension: str, new_id: s
     ``LiveEngine``, an ``Engine`` or an ``IssueIndex`` (the last two save to ``index_dir`` when
     given). False when the issue is not in the index yet: the correction then waits in the
     feedback table and joins the index with the issue when it closes (``index_add`` job)."""
-    with _writable(target, index_dir) as index:
+    with writable(target, index_dir) as index:
         row = index.row_of((repo, number))
         if row is None:
             return False
@@ -173,7 +178,7 @@ def correct_index(target: Any, repo: str, number: int, dimension: str, new_id: s
 
 
 @contextmanager
-def _writable(target: Any, index_dir: str | Path | None) -> Iterator[IssueIndex]:
+def writable(target: Any, index_dir: str | Path | None) -> Iterator[IssueIndex]:
     live = getattr(target, "live", target)
     if isinstance(live, LiveIndex):
         with live.writing() as index:
@@ -196,6 +201,7 @@ class ClosedEntry:
     resolution: str
     status: LabelStatus
     duplicate_of: int | None = None
+    access: Access = PUBLIC  # who may see it (public unless the payload or API said private)
 
 
 def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[ClosedEntry]) -> int:
@@ -213,14 +219,17 @@ def indexed_item(entry: ClosedEntry) -> IndexedIssue:
         repo=issue.repo, number=issue.number, url=issue.url, title=issue.title[:MAX_TITLE_CHARS],
         state="closed", close_reason=close_reason(issue.state_reason), labels=entry.labels,
         is_bug=entry.is_bug, resolution=entry.resolution, status=entry.status,
-        duplicate_of=entry.duplicate_of)
+        duplicate_of=entry.duplicate_of, visibility=entry.access.visibility,
+        owner=entry.access.owner, installation_id=entry.access.installation_id,
+        shared_with=entry.access.shared_with)
 
 
 def add_closed_issue(index: IssueIndex, embedder: Embedder, issue_state: IssueState,
                      labels: Labels, resolution: str = "unresolved",
-                     status: LabelStatus = "confirmed", is_bug: bool = True) -> bool:
+                     status: LabelStatus = "confirmed", is_bug: bool = True,
+                     access: Access = PUBLIC) -> bool:
     """One issue; True when it was new to the index."""
-    entry = ClosedEntry(issue_state, labels, is_bug, resolution, status)
+    entry = ClosedEntry(issue_state, labels, is_bug, resolution, status, access=access)
     return add_closed_issues(index, embedder, [entry]) == 1
 
 
@@ -231,22 +240,28 @@ def labels_of(triage: Triage) -> tuple[Labels, bool]:
     return Labels(**ids, distributed_specific=distributed), triage.is_bug.id != "no"
 
 
-def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[[IssueState, Labels | None], None]:
-    """The ``indexer(issue_state, labels)`` the service's ``index_add`` job calls for a closed
-    issue. Labels come from the stored triage with human corrections; without them the engine
-    triages the issue now and it is indexed as "predicted" (and stored, so the review page can
-    confirm it)."""
+def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[..., None]:
+    """The ``indexer(issue_state, labels, access=None, llm=True)`` the service's ``index_add`` job
+    calls for a closed issue. Labels come from the stored triage with human corrections; without
+    them the engine triages the issue now (with the model only when ``llm``, the repository's
+    consent) and it is indexed as "predicted" (and stored, so the review page can confirm it).
+    ``access`` (from the webhook payload) records who may see the item; without it the item is
+    public, as the callers that predate visibility assumed."""
 
-    def indexer(issue: IssueState, labels: Labels | None) -> None:
+    def indexer(issue: IssueState, labels: Labels | None, access: Access | None = None,
+                llm: bool = True) -> None:
+        access = access or Access()
         status: LabelStatus = "confirmed" if labels and _was_reviewed(store, issue) else "predicted"
         is_bug = True
         if labels is None:
-            triage = engine.triage(issue.to_issue())
+            triage = engine.triage(issue.to_issue(),
+                                   viewer=Viewer.of(issue.repo, access.installation_id), llm=llm)
             labels, is_bug = labels_of(triage)
             if store is not None:
                 store.save_triage(triage, None, None)  # author None: not counted by flood limits
         with engine.live.writing() as index:
-            add_closed_issue(index, engine.embedder, issue, labels, status=status, is_bug=is_bug)
+            add_closed_issue(index, engine.embedder, issue, labels, status=status, is_bug=is_bug,
+                             access=access)
         engine.refresh()  # the index just written may be a newer copy than the engine's
 
     return indexer

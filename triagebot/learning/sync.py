@@ -10,18 +10,20 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel
 
-from triagebot.learning import closed_issue
-from triagebot.llm import summary as llm_summary
 from triagebot.domain import repo_config
+from triagebot.domain.visibility import Access, LLMPrivateRepos, Viewer, llm_allowed
 from triagebot.github.errors import RateLimited
-from triagebot.learning.live import ClosedEntry, LiveEngine, add_closed_issues, labels_of
 from triagebot.github.port import GitHubPort, IssueState
+from triagebot.learning import closed_issue
+from triagebot.learning.live import ClosedEntry, LiveEngine, add_closed_issues, labels_of
+from triagebot.llm import summary as llm_summary
 
 MAX_WAITS = 5  # consecutive rate-limit waits without progress before giving up (RELIABILITY 26)
 Progress = Callable[[str], None]
@@ -41,7 +43,7 @@ class SyncState(BaseModel):
     finished: bool = False
 
     @classmethod
-    def load(cls, path: Path, repo: str, since: str | None) -> "SyncState":
+    def load(cls, path: Path, repo: str, since: str | None) -> SyncState:
         """The saved state for this repo and ``since``; a fresh one otherwise (or when finished)."""
         try:
             state = cls.model_validate_json(path.read_text(encoding="utf-8"))
@@ -64,16 +66,21 @@ class Syncer:
     def __init__(self, port: GitHubPort, engine: LiveEngine, repo: str, state_path: Path, *,
                  since: datetime | None = None, store: Any = None,
                  sleep: Callable[[float], None] = time.sleep, progress: Progress = lambda _m: None,
-                 max_waits: int = MAX_WAITS, summarize: Summarize | None = None) -> None:
+                 max_waits: int = MAX_WAITS, summarize: Summarize | None = None,
+                 llm_private_repos: LLMPrivateRepos = "off") -> None:
         self.port, self.engine, self.repo, self.state_path = port, engine, repo, state_path
         self.since, self.store, self.sleep, self.progress = since, store, sleep, progress
         self.max_waits, self.summarize = max_waits, summarize
+        self.llm_private_repos = llm_private_repos
         self.state = SyncState.load(state_path, repo, since.isoformat() if since else None)
         self.pending: list[ClosedEntry] = []
         self.mapping: closed_issue.Mapping = {}
+        self.access, self.llm = Access(visibility="private"), False
 
     def run(self) -> SyncState:
-        self.mapping = closed_issue.inverse_label_map(self._config())
+        config = self._config()
+        self.mapping = closed_issue.inverse_label_map(config)
+        self.access, self.llm = self._access(config)
         waits = 0
         while True:
             before = self.state.ingested
@@ -96,6 +103,17 @@ class Syncer:
 
     def _config(self) -> Any:
         return repo_config.parse_repo_config(self.port.read_file(self.repo, repo_config.CONFIG_PATH))
+
+    def _access(self, config: Any) -> tuple[Access, bool]:
+        """Who may see the synced issues (the repository's visibility now, from the API; private
+        when it cannot be read) and whether its text may go to the model (``llm_allowed``)."""
+        info = self.port.repository(self.repo)
+        private = info is None or info.private
+        installation = getattr(self.port, "installation_id", None) or None  # 0: a token port
+        access = Access(visibility="private" if private else "public",
+                        owner=info.owner if info else "", installation_id=installation,
+                        shared_with=config.private_issues_shown_to)
+        return access, llm_allowed(private, config.llm, self.llm_private_repos)
 
     def _pages(self) -> None:
         known = {item.key for item in self.engine.index.items}
@@ -120,18 +138,21 @@ class Syncer:
         resolution = self._resolution(issue, comments) if reason in ("completed", "unknown") \
             else closed_issue.UNRESOLVED
         dup = closed_issue.duplicate_of(comments) if reason == "duplicate" else None
-        return ClosedEntry(issue, labels, is_bug, resolution, status, dup)  # type: ignore[arg-type]
+        return ClosedEntry(issue, labels, is_bug, resolution, status, dup,  # type: ignore[arg-type]
+                           access=self.access)
 
     def _resolution(self, issue: IssueState, comments: list[Any]) -> str:
         """The LLM's sanitised sentence when one is configured and answers, else the offline
         extract. Only issues a maintainer explained are summarised: no reply, nothing to tell."""
         offline = closed_issue.resolution_line(comments)
-        if self.summarize is None or offline == closed_issue.UNRESOLVED:
+        if self.summarize is None or not self.llm or offline == closed_issue.UNRESOLVED:
             return offline
         return self.summarize(issue.title, llm_summary.discussion(comments)) or offline
 
     def _predict(self, issue: IssueState) -> tuple[Any, bool]:
-        triage = self.engine.triage(issue.to_issue())
+        triage = self.engine.triage(issue.to_issue(),
+                                    viewer=Viewer.of(issue.repo, self.access.installation_id),
+                                    llm=self.llm)
         if self.store is not None and self.store.get_triage(issue.repo, issue.number) is None:
             self.store.save_triage(triage, None, None)  # reviewable on /review; author not counted
         return labels_of(triage)

@@ -32,27 +32,37 @@ class InvalidAnswer(ValueError):
 
 def _choice(dimension: str, with_unknown: bool) -> Any:
     values = taxonomy.ids(dimension) + ([taxonomy.UNKNOWN] if with_unknown else [])
-    return Literal[tuple(values)]  # type: ignore[valid-type]
+    return Literal[tuple(values)]
 
 
-def _build_answer_model() -> type[BaseModel]:
+class AnswerFields(BaseModel):
+    """Every field an answer has, with its bounds: what the rest of the bot reads. The four ids are
+    plain strings here; ``LLMAnswer`` narrows them to the taxonomy's ids."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stage: str
+    symptom: str
+    root_cause: str
+    fix_pattern: str
+    distributed_specific: bool
+    is_bug: bool
+    confidence: float = Field(ge=0.0, le=1.0)
+    rationale: str = Field(default="", max_length=MAX_RATIONALE)
+    evidence: list[Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_EVIDENCE_LINES)
+    duplicate_of: int | None = None
+
+
+def _build_answer_model() -> type[AnswerFields]:
     """Built from the taxonomy so the enum can never drift from the ids the rest of the bot uses."""
     return create_model(
         "LLMAnswer",
-        __config__=ConfigDict(extra="forbid", frozen=True),
+        __base__=AnswerFields,
         stage=(_choice("stage", False), ...),
         symptom=(_choice("symptom", True), ...),
         root_cause=(_choice("root_cause", True), ...),
         fix_pattern=(_choice("fix_pattern", True), ...),
-        distributed_specific=(bool, ...),
-        is_bug=(bool, ...),
-        confidence=(float, Field(ge=0.0, le=1.0)),
-        rationale=(str, Field(default="", max_length=MAX_RATIONALE)),
-        evidence=(
-            list[Annotated[str, StringConstraints(max_length=MAX_EVIDENCE_CHARS)]],
-            Field(default_factory=list, max_length=MAX_EVIDENCE_LINES),
-        ),
-        duplicate_of=(int | None, None),
     )
 
 
@@ -85,7 +95,7 @@ def _strip(node: Any) -> Any:
     return node
 
 
-def parse(content: str | None) -> BaseModel:
+def parse(content: str | None) -> AnswerFields:
     """Strict parse of the model's reply: one JSON object (optionally inside a ``json`` fence)."""
     text = _unfence((content or "").strip())
     try:
@@ -114,7 +124,7 @@ def _first_error(exc: ValidationError) -> str:
     return f"{where}: {err.get('type', 'invalid')}"
 
 
-def check(answer: BaseModel, neighbours: list[Similar], own_number: int | None) -> None:
+def check(answer: AnswerFields, neighbours: list[Similar], own_number: int | None) -> None:
     """Cross-field rules the schema alone cannot express; raises ``InvalidAnswer``."""
     if not taxonomy.consistent(answer.stage, answer.symptom, answer.root_cause):
         raise InvalidAnswer(

@@ -14,14 +14,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import openai
-from pydantic import BaseModel
+from openai.types.chat import ChatCompletionMessageParam
 
-from triagebot.llm import combine
+from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.llm import answer as llm_answer
+from triagebot.llm import combine
 from triagebot.llm import prompt as llm_prompt
 from triagebot.llm import summary as llm_summary
 from triagebot.llm.store import AnswerCache, Budget, Clock, LLMStats, StatsRecorder, cache_key
-from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.settings import LLMConfigError, LLMSettings, Settings
 
 __all__ = ["LLMClassifier", "LLMConfigError", "LLMFailure", "LLMSettings", "build_refiner", "refiner_for"]
@@ -31,6 +31,8 @@ log = logging.getLogger("triagebot.llm.client")
 MAX_RETRIES = 2
 BACKOFF_S = 0.5
 FORMATS = ("json_schema", "json_object", "plain")
+
+
 class LLMFailure(Exception):
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
@@ -89,9 +91,14 @@ class LLMClassifier:
         note = f"llm: fell back to offline triage ({reason}{': ' + detail if detail else ''})"
         return offline.model_copy(update={"notes": offline.notes + [note]})
 
-    def summarize_resolution(self, issue_title: str, discussion: str) -> str | None:
+    def forget(self, repos: list[str]) -> int:
+        """Delete cached answers about these repositories (their installation is gone)."""
+        return self._cache.forget(repos)
+
+    def summarize_resolution(self, issue_title: str, discussion: str, repo: str = "") -> str | None:
         """One sanitised sentence on how a closed issue was resolved, or None (any failure, an
-        unsafe answer): ``index sync`` then keeps its offline extract. Never raises."""
+        unsafe answer): ``index sync`` then keeps its offline extract. Never raises. ``repo``
+        scopes the cached answer, so an uninstall can delete it."""
         try:
             prompt = llm_summary.build(self.settings.prompts_dir, issue_title, discussion,
                                        self.settings.secret_values)
@@ -101,7 +108,7 @@ class LLMClassifier:
                 raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
             if content is None:
                 content = self._ask(prompt.messages(), time.monotonic() + self.settings.timeout, True)
-                self._cache.put(key, content or "")
+                self._cache.put(key, content or "", scope=repo)
             return llm_summary.sanitised(content, self.settings.secret_values)
         except Exception as exc:  # noqa: BLE001 - a summary is optional; the sync must go on
             self._stats.fallback(getattr(exc, "reason", "unexpected"))
@@ -110,7 +117,7 @@ class LLMClassifier:
 
     def classify(
         self, issue: Issue, offline: Triage, neighbours: list[Similar]
-    ) -> tuple[llm_prompt.Prompt, BaseModel]:
+    ) -> tuple[llm_prompt.Prompt, llm_answer.AnswerFields]:
         """The validated answer for ``issue``; raises ``LLMFailure`` with a stable reason."""
         prompt = llm_prompt.build(self._templates, issue, offline, neighbours,
                                   self.settings.secret_values)
@@ -123,11 +130,11 @@ class LLMClassifier:
             raise LLMFailure("budget", f"{self.settings.calls_per_hour} calls/hour used")
         deadline = time.monotonic() + self.settings.timeout
         answer = self._answer(prompt, neighbours, issue, deadline)
-        self._cache.put(key, answer.model_dump_json())
+        self._cache.put(key, answer.model_dump_json(), scope=issue.repo)
         return prompt, answer
 
     def _answer(self, prompt: llm_prompt.Prompt, neighbours: list[Similar], issue: Issue,
-                deadline: float) -> BaseModel:
+                deadline: float) -> llm_answer.AnswerFields:
         """One request plus at most one repair turn when the reply is not JSON at all."""
         messages = prompt.messages()
         content = self._ask(messages, deadline)
@@ -143,7 +150,7 @@ class LLMClassifier:
             return self._validated(self._ask(messages, deadline), neighbours, issue)
 
     @staticmethod
-    def _validated(content: str | None, neighbours: list[Similar], issue: Issue) -> BaseModel:
+    def _validated(content: str | None, neighbours: list[Similar], issue: Issue) -> llm_answer.AnswerFields:
         try:
             answer = llm_answer.parse(content)
             llm_answer.check(answer, neighbours, issue.number)
@@ -195,7 +202,7 @@ class LLMClassifier:
         usage = None
         try:
             response = self._client.chat.completions.create(
-                model=self.settings.model, messages=messages, temperature=0,
+                model=self.settings.model, messages=[_wire(m) for m in messages], temperature=0,
                 max_tokens=self.settings.max_tokens, timeout=timeout, **self._format_kwargs(plain),
             )
             usage = response.usage
@@ -253,3 +260,16 @@ def build_refiner(env: Mapping[str, str], **kwargs: Any) -> LLMClassifier | None
     """The refiner configured by ``env``, a mapping of variables as ``Settings.from_env`` reads
     them (tests and ``bench/`` pass one; the CLI and the service use ``refiner_for``)."""
     return refiner_for(Settings.from_env(env).llm, **kwargs)
+
+
+def _wire(message: Mapping[str, str]) -> ChatCompletionMessageParam:
+    """One chat turn in openai's typed shape: the prompt module builds plain role/content dicts
+    because it must not import openai; this is where the two meet."""
+    role, content = message["role"], message["content"]
+    if role == "system":
+        return {"role": "system", "content": content}
+    if role == "assistant":
+        return {"role": "assistant", "content": content}
+    if role == "user":
+        return {"role": "user", "content": content}
+    raise ValueError(f"unknown chat role {role!r}")

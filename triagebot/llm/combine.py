@@ -35,12 +35,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel
-
-from triagebot.text import sanitize
 from triagebot.domain import taxonomy
-from triagebot.text import signal as text
 from triagebot.domain.models import Prediction, Similar, Triage
+from triagebot.llm.answer import AnswerFields
+from triagebot.text import sanitize
+from triagebot.text import signal as text
 
 AGREE_BOOST = 0.5
 OFFLINE_FIRM = 0.8
@@ -58,7 +57,7 @@ MAX_EVIDENCE = 3
 
 def combine(
     offline: Triage,
-    answer: BaseModel,
+    answer: AnswerFields,
     *,
     issue_text: str,
     neighbours: list[Similar] | None = None,
@@ -86,7 +85,7 @@ def combine(
 
 
 def _hierarchical(
-    offline: Triage, answer: BaseModel, dim: str, stage: Prediction, changed: bool,
+    offline: Triage, answer: AnswerFields, dim: str, stage: Prediction, changed: bool,
     limits: Mapping[str, float],
 ) -> Prediction:
     pick = getattr(answer, dim)
@@ -185,7 +184,7 @@ def _duplicate_first(similar: list[Similar], number: int | None) -> list[Similar
     return hit[:1] + [s for s in similar if s not in hit[:1]]
 
 
-def _notes(answer: BaseModel, offline: Triage, stage: Prediction) -> list[str]:
+def _notes(answer: AnswerFields, offline: Triage, stage: Prediction) -> list[str]:
     """Internal notes (never rendered publicly): what the LLM said and what changed."""
     verdict = "kept" if stage.id == offline.stage.id else f"changed from {offline.stage.id}"
     notes = [

@@ -14,9 +14,9 @@ from pathlib import Path
 from string import Template
 
 from triagebot.domain import taxonomy
+from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.text import secrets as secret_shapes
 from triagebot.text import signal as text
-from triagebot.domain.models import Issue, Similar, Triage
 
 PROMPT_VERSION = "triage_v1"
 ISSUE_BYTES = 8_192  # RELIABILITY 37: title + body after normalisation
@@ -56,7 +56,7 @@ class Templates:
     repair: Template
 
     @classmethod
-    def load(cls, directory: Path, version: str = PROMPT_VERSION) -> "Templates":
+    def load(cls, directory: Path, version: str = PROMPT_VERSION) -> Templates:
         def read(part: str) -> Template:
             return Template((directory / f"{version}.{part}.md").read_text(encoding="utf-8"))
 

@@ -28,13 +28,16 @@ def cache_key(model: str, version: str, system: str, user: str) -> str:
 
 
 class AnswerCache:
-    """Validated raw answers by content hash: in memory, plus an SQLite file when a path is given.
+    """Validated raw answers by content hash: in memory, or in an SQLite file when a path is given.
 
     Only answers that passed validation are stored, so a cache hit never skips a check that a
-    fresh answer would have failed (the cross-field checks are re-run on every hit anyway)."""
+    fresh answer would have failed (the cross-field checks are re-run on every hit anyway).
+    Each answer remembers the repository it was about (``scope``) so ``forget`` can delete a
+    repository's answers when its installation goes (they quote its issues). With a file, the
+    file is the only copy (no per-process memory that an uninstall in another worker would miss)."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self._memory: dict[str, str] = {}
+        self._memory: dict[str, tuple[str, str]] = {}
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         if path:
@@ -43,26 +46,44 @@ class AnswerCache:
                 "CREATE TABLE IF NOT EXISTS llm_cache "
                 "(key TEXT PRIMARY KEY, answer TEXT NOT NULL, created REAL NOT NULL)"
             )
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(llm_cache)")}
+            if "scope" not in columns:  # cache files written before answers had a scope
+                self._db.execute("ALTER TABLE llm_cache ADD COLUMN scope TEXT NOT NULL DEFAULT ''")
             self._db.commit()
 
     def get(self, key: str) -> str | None:
         with self._lock:
-            if key in self._memory or self._db is None:
-                return self._memory.get(key)
+            if self._db is None:
+                hit = self._memory.get(key)
+                return hit[0] if hit else None
             row = self._db.execute("SELECT answer FROM llm_cache WHERE key = ?", (key,)).fetchone()
-            if row:
-                self._memory[key] = row[0]
             return row[0] if row else None
 
-    def put(self, key: str, answer: str) -> None:
+    def put(self, key: str, answer: str, scope: str = "") -> None:
         with self._lock:
-            self._memory[key] = answer
-            if self._db is not None:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO llm_cache (key, answer, created) VALUES (?, ?, ?)",
-                    (key, answer, time.time()),
-                )
-                self._db.commit()
+            if self._db is None:
+                self._memory[key] = (answer, scope.lower())
+                return
+            self._db.execute(
+                "INSERT OR REPLACE INTO llm_cache (key, answer, created, scope) VALUES (?, ?, ?, ?)",
+                (key, answer, time.time(), scope.lower()),
+            )
+            self._db.commit()
+
+    def forget(self, scopes: list[str]) -> int:
+        """Delete every answer about these repositories; returns how many."""
+        wanted = {s.lower() for s in scopes if s}
+        with self._lock:
+            if self._db is None:
+                gone = [k for k, (_, scope) in self._memory.items() if scope in wanted]
+                for key in gone:
+                    del self._memory[key]
+                return len(gone)
+            count = 0
+            for scope in wanted:
+                count += self._db.execute("DELETE FROM llm_cache WHERE scope = ?", (scope,)).rowcount
+            self._db.commit()
+            return count
 
     def close(self) -> None:
         with self._lock:

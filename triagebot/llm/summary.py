@@ -10,16 +10,16 @@ looks like a link, a mention, a reference, markup, a secret or words aimed at a 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from string import Template
-from typing import Iterable
 
+from triagebot.github.port import CommentState
 from triagebot.llm import prompt as llm_prompt
+from triagebot.llm.prompt import Prompt
 from triagebot.text import sanitize
 from triagebot.text import secrets as secret_shapes
 from triagebot.text import signal as text
-from triagebot.llm.prompt import Prompt
-from triagebot.github.port import CommentState
 
 VERSION = "resolution_v1"
 DISCUSSION_BYTES = 6_144

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import time
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
 from pydantic import BaseModel
 
 from triagebot.domain import taxonomy
-from triagebot.domain.models import Triage
+from triagebot.domain.models import IndexedIssue, Triage
+from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.store.records import Feedback, Store
 
 DIMENSIONS = taxonomy.ALL_DIMENSIONS
@@ -32,12 +34,20 @@ class DimensionRow(BaseModel):
     options: list[str]
 
 
+class SimilarRow(BaseModel):
+    repo: str
+    number: int
+    url: str
+    title: str
+
+
 class ReviewRow(BaseModel):
     repo: str
     number: int
     url: str
     updated_at: float
     dimensions: list[DimensionRow]
+    similar: list[SimilarRow] = []
 
     @property
     def low_confidence(self) -> bool:
@@ -84,16 +94,36 @@ def review_row(repo: str, number: int, triage: Triage, updated_at: float,
     return ReviewRow(repo=repo, number=number, url=url, updated_at=updated_at, dimensions=rows)
 
 
-def recent(store: Store, limit: int = 50, only: str = "") -> list[ReviewRow]:
-    """The latest triages, optionally only ``low`` confidence or ``pending`` review ones."""
+Lookup = Callable[[str, int], "IndexedIssue | None"]
+
+
+def visible_similar(triage: Triage, repo: str, lookup: Lookup | None) -> list[SimilarRow]:
+    """The triage's similar issues that ``repo`` may see *now* (``visible_to`` on the indexed item
+    as it is today: a repository made private since the triage hides its issues here too). Gone
+    from the index, or no index to ask: not shown."""
+    if lookup is None:
+        return []
+    viewer, shown = Viewer.of(repo), []
+    for s in triage.similar:
+        item = lookup(s.repo, s.number)
+        if item is not None and visible_to(item, viewer):
+            shown.append(SimilarRow(repo=item.repo, number=item.number, title=item.title[:120],
+                                    url=f"https://github.com/{item.repo}/issues/{item.number}"))
+    return shown
+
+
+def recent(store: Store, limit: int = 50, only: str = "",
+           lookup: Lookup | None = None) -> list[ReviewRow]:
+    """The latest triages, optionally only ``low`` confidence or ``pending`` review ones, each
+    with the similar issues its repository may see (``lookup`` finds indexed items)."""
     sql = "SELECT repo, number, triage, updated_at FROM triages ORDER BY updated_at DESC LIMIT ?"
     rows = []
     for repo, number, raw, updated in store.db.query(sql, (limit * 4,)):
-        row = review_row(repo, number, Triage.model_validate_json(raw), updated,
-                         store.feedback(repo, number))
+        triage = Triage.model_validate_json(raw)
+        row = review_row(repo, number, triage, updated, store.feedback(repo, number))
         if (only == "low" and not row.low_confidence) or (only == "pending" and not row.needs_review):
             continue
-        rows.append(row)
+        rows.append(row.model_copy(update={"similar": visible_similar(triage, repo, lookup)}))
     return rows[:limit]
 
 

@@ -2,24 +2,28 @@
 
 The request path only caps size, verifies the signature over the raw bytes, parses, records the
 delivery and enqueues jobs - no GitHub, LLM or embedding call - so GitHub gets its 2xx in
-milliseconds. Only signature failures are 401; valid but ignored deliveries are 2xx."""
+milliseconds. Only signature failures are 401; valid but ignored deliveries are 2xx. A body
+already delivered under another delivery id within the replay window (8 days) is a replay of a
+captured delivery: answered 200 and nothing is queued (GitHub's own redeliveries keep their id)."""
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from triagebot.review import page as review
-from triagebot.settings import Settings
 from triagebot.logs import emit
-from triagebot.store.queue import Queue
+from triagebot.review import page as review
 from triagebot.service.routing import route
-from triagebot.store.records import Store
 from triagebot.service.signature import verify_any
+from triagebot.settings import Settings
+from triagebot.store.queue import Queue, ReplayedBody
+from triagebot.store.records import Store
 
 log = logging.getLogger("triagebot.service.app")
 
@@ -69,7 +73,7 @@ class Receiver:
              ms=round((time.monotonic() - started) * 1000, 1), **fields)
         return jsonify(answer), status
 
-    def _handle(self, delivery: str, event: str) -> tuple[dict, int, dict[str, Any]]:
+    def _handle(self, delivery: str, event: str) -> tuple[dict[str, Any], int, dict[str, Any]]:
         if (request.content_length or 0) > self.max_bytes:
             return {"error": "payload too large"}, 413, {}
         body = request.get_data(cache=True)  # raw bytes; raises 413 for oversize chunked bodies
@@ -85,12 +89,16 @@ class Receiver:
         specs = route(event, payload, self.bot_login)
         if not specs:
             return {"ok": "ignored"}, 200, {"action": action, "outcome": "ignored"}
-        fresh = self.queue.accept(delivery, event, action, specs)
+        try:
+            fresh = self.queue.accept(delivery, event, action, specs,
+                                      body_hash=hashlib.sha256(body).hexdigest())
+        except ReplayedBody:  # 2xx like a redelivery: nothing failed that GitHub should retry
+            return {"ok": "ignored: replayed body"}, 200, {"action": action, "outcome": "replay"}
         outcome = f"queued {len(specs)}" if fresh else "redelivery"
         return {"ok": outcome}, 202 if fresh else 200, {"action": action, "outcome": outcome}
 
 
-def _parse(body: bytes) -> dict | None:
+def _parse(body: bytes) -> dict[str, Any] | None:
     try:
         payload = json.loads(body)
     except (UnicodeDecodeError, ValueError):

@@ -11,10 +11,10 @@ import logging
 from dataclasses import dataclass
 
 from triagebot.comment import render as comment
-from triagebot.github.errors import Forbidden, NotFound, TooLong
-from triagebot.logs import emit
 from triagebot.domain.models import Triage
+from triagebot.github.errors import Forbidden, NotFound, TooLong
 from triagebot.github.port import CommentState, GitHubPort, IssueState
+from triagebot.logs import emit
 from triagebot.store.records import Store
 
 log = logging.getLogger("triagebot.service.jobs")

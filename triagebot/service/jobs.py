@@ -6,33 +6,51 @@ closed, deleted or a pull request by now, and then the job does nothing."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from triagebot.service import bot_comment
 from triagebot.comment import render as comment
-from triagebot.learning import corrections
-from triagebot.service import policy
-from triagebot.domain import repo_config
-from triagebot.domain.repo_config import RepoConfig
-from triagebot.domain import taxonomy
-from triagebot.github.errors import QuotaPaused
+from triagebot.domain import repo_config, taxonomy
 from triagebot.domain.models import Issue, Labels, Triage
+from triagebot.domain.repo_config import RepoConfig
+from triagebot.domain.visibility import (
+    Access,
+    Change,
+    LLMPrivateRepos,
+    Viewer,
+    llm_allowed,
+    owner_of,
+    visible_to,
+)
+from triagebot.engine.index import IssueIndex
+from triagebot.github.errors import QuotaPaused
 from triagebot.github.port import GitHubPort, IssueState
+from triagebot.learning import corrections
+from triagebot.service import bot_comment, policy
 from triagebot.store.queue import Job
 from triagebot.store.records import Feedback, Store, StoredTriage
 
 AUTHOR_LIMIT_PER_HOUR = 5
 GITHUB_KINDS = frozenset({"triage", "index_add", "command"})  # jobs that call GitHub
+FORGOTTEN = "repository removed from the installation (forgotten)"
 
 
 class EngineLike(Protocol):
-    def triage(self, issue: Issue) -> Triage: ...
+    def triage(self, issue: Issue, *, viewer: Viewer | None = None, llm: bool = True) -> Triage: ...
 
 
-Indexer = Callable[[IssueState, Labels | None], None]
+class KeeperLike(Protocol):
+    """``learning.visibility.IndexKeeper``: applies visibility changes to the index."""
+
+    def apply(self, change: Change) -> tuple[int, int]: ...
+
+    def repos_of(self, installation_id: int) -> set[str]: ...
+
+
+Indexer = Callable[..., None]  # (issue_state, labels, access=Access, llm=bool)
 
 
 @dataclass
@@ -49,6 +67,9 @@ class Deps:
     author_limit: int = AUTHOR_LIMIT_PER_HOUR
     paused: Callable[[int], float] = lambda _installation: 0.0  # QuotaTracker.resume_in
     refresh: Callable[[], None] = lambda: None  # LiveEngine.refresh: follow the index on disk
+    keeper: KeeperLike | None = None  # keeps indexed items' visibility current
+    forget_llm: Callable[[list[str]], int] | None = None  # deletes cached LLM answers of repos
+    llm_private_repos: LLMPrivateRepos = "off"  # Settings.llm_private_repos (domain.visibility.llm_allowed)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -60,6 +81,8 @@ def run(deps: Deps, job: Job) -> str:
     handler = JOBS.get(job.kind)
     if handler is None:
         return f"ignored: unknown kind {job.kind}"
+    if job.kind in GITHUB_KINDS and job.repo and deps.store.forgotten(job.repo):
+        return f"skipped: {FORGOTTEN}"
     if job.kind in GITHUB_KINDS and job.installation_id is not None:
         wait = deps.paused(job.installation_id)
         if wait > 0:
@@ -70,10 +93,13 @@ def run(deps: Deps, job: Job) -> str:
 # triage -------------------------------------------------------------------------------------
 # Read -> decide -> write. ``read_triage`` makes every read (the issue; the store's view of it:
 # stored triage, all feedback, the author's recent triages; the repository's configuration and
-# labels; our comment), stopping as soon as a pure check says the job has nothing to do. The
-# engine answers from what was read; ``plan_triage`` (pure) turns that into the writes, and
-# ``write_triage`` makes them: the comment, the labels, the stored triage last, so a job retried
-# after a failed write repeats only steps that are safe to repeat.
+# labels; our comment), stopping as soon as a pure check says the job has nothing to do; who may
+# be shown as a neighbour and whether the model may read the issue follow, purely, from the job's
+# access and the configuration. The engine answers from what was read; ``plan_triage`` (pure)
+# turns that into the writes, and ``write_triage`` makes them: the comment, the labels, the stored
+# triage last, so a job retried after a failed write repeats only steps that are safe to repeat.
+# One read follows the engine, because the engine is slow: a repository removed from the
+# installation meanwhile is forgotten, and nothing is written for it.
 @dataclass(frozen=True)
 class TriageInputs:
     """Everything a triage is decided from, read before anything is decided."""
@@ -84,6 +110,8 @@ class TriageInputs:
     comment: bot_comment.ExistingComment
     stored: StoredTriage | None
     feedback: list[Feedback]  # all of it, oldest first; read once
+    viewer: Viewer  # neighbours are only those this repository's installation may see
+    llm: bool  # the repository's consent to the model (``domain.visibility.llm_allowed``)
 
 
 @dataclass(frozen=True)
@@ -101,7 +129,10 @@ def triage_job(deps: Deps, job: Job) -> str:
     inputs = read_triage(deps, port, job)
     if isinstance(inputs, str):
         return f"skipped: {inputs}"
-    plan = plan_triage(inputs, deps.engine.triage(inputs.issue.to_issue()), deps.render)
+    triage = deps.engine.triage(inputs.issue.to_issue(), viewer=inputs.viewer, llm=inputs.llm)
+    plan = plan_triage(inputs, triage, deps.render)
+    if deps.store.forgotten(inputs.issue.repo):  # removed from the installation while we worked
+        return f"skipped: {FORGOTTEN}"
     return write_triage(deps, port, inputs, plan)
 
 
@@ -121,9 +152,23 @@ def read_triage(deps: Deps, port: GitHubPort, job: Job) -> TriageInputs | str:
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
         return "disabled in .github/triagebot.yml"
+    access = job_access(job)
     return TriageInputs(issue=issue, config=config, repo_labels=port.repo_labels(issue.repo),
                         comment=bot_comment.find_existing(deps.store, port, issue, deps.bot_login),
-                        stored=stored, feedback=feedback)
+                        stored=stored, feedback=feedback,
+                        viewer=Viewer.of(issue.repo, job.installation_id),
+                        llm=llm_allowed(access.visibility == "private", config.llm,
+                                        deps.llm_private_repos))
+
+
+def job_access(job: Job) -> Access:
+    """Who may see the job's repository, as ``routing`` recorded it from the webhook payload. A
+    job without it (queued by an older version, or made by hand) counts as private: its model
+    consent is then the private default, and an item it indexes stays in its own repository."""
+    if job.access is not None:
+        return Access.model_validate(job.access)
+    return Access(visibility="private", owner=owner_of(job.repo or ""),
+                  installation_id=job.installation_id)
 
 
 def issue_skip(issue: IssueState | None, repo: str) -> str | None:
@@ -205,14 +250,26 @@ def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
 
 # index, feedback, commands, installations ---------------------------------------------------
 def index_add_job(deps: Deps, job: Job) -> str:
+    """Read (the issue, the repository's configuration), decide who may see the item and whether
+    the model may read it (pure), then index it (``deps.indexer`` triages it first when nobody
+    labelled it, and writes the index)."""
     deps.refresh()
-    issue = deps.port_for(job.installation_id).get_issue(job.repo or "", job.number or 0)
+    port = deps.port_for(job.installation_id)
+    issue = port.get_issue(job.repo or "", job.number or 0)
     if issue is None or issue.state != "closed" or issue.is_pull_request:
         return "skipped: not closed"
     if issue.state_reason not in (None, "completed") or deps.indexer is None:
         return "skipped: not completed or no indexer"
-    deps.indexer(issue, corrected_labels(deps.store, issue.repo, issue.number))
-    return "indexed"
+    if issue.repo != job.repo:
+        return "skipped: issue transferred"
+    config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
+    access = job_access(job)
+    private = access.visibility == "private"
+    access = access.model_copy(update={"shared_with": config.private_issues_shown_to,
+                                       "installation_id": job.installation_id})
+    llm = llm_allowed(private, config.llm, deps.llm_private_repos)
+    deps.indexer(issue, corrected_labels(deps.store, issue.repo, issue.number), access=access, llm=llm)
+    return f"indexed ({access.visibility})"
 
 
 def corrected_labels(store: Store, repo: str, number: int) -> Labels | None:
@@ -249,6 +306,7 @@ def command_job(deps: Deps, job: Job) -> str:
         return "ignored: not a command"
     if cmd.action == "rerun":  # routed as a triage job now; only jobs queued before that get here
         return triage_job(deps, job.model_copy(update={"payload": {"reason": "command"}}))
+    deps.refresh()  # the re-posted comment's neighbours are checked against the index as it is now
     stored = deps.store.get_triage(job.repo or "", job.number or 0)
     dimension = "is_bug" if cmd.action == "not_a_bug" else cmd.dimension
     old = _old_id(stored.triage if stored else None, dimension)
@@ -266,10 +324,13 @@ def show_correction(deps: Deps, job: Job, stored: StoredTriage | None, dimension
                     new: str | None) -> Triage | None:
     """Re-render our comment with the correction (and, in ``apply`` mode, add its mapped label);
     returns the corrected triage to store, None when there is nothing to correct. Reads first,
-    then GitHub writes, the store after, so a retried job records the feedback once."""
+    then GitHub writes, the store after, so a retried job records the feedback once. The comment
+    keeps only neighbours the repository may still see (``still_visible``)."""
     if stored is None:
         return None
-    fixed = corrections.apply_correction(stored.triage, dimension, new)
+    fixed = still_visible(corrections.apply_correction(stored.triage, dimension, new),
+                          getattr(deps.engine, "index", None),
+                          Viewer.of(stored.repo, job.installation_id))
     port = deps.port_for(job.installation_id)
     issue = port.get_issue(stored.repo, stored.number)
     if issue is None or issue.repo != stored.repo or issue.is_pull_request:
@@ -298,15 +359,103 @@ def _old_id(triage: Triage | None, dimension: str | None) -> str | None:
     return triage.prediction(dimension).id
 
 
+def still_visible(triage: Triage, index: IssueIndex | None, viewer: Viewer) -> Triage:
+    """Pure: a stored triage re-posted later shows only neighbours ``viewer`` may still see in
+    ``index``: the repository of one may have gone private, or been removed, since it was stored.
+    Without an index (an engine fake) there is nothing to hide."""
+    if index is None or not triage.similar:
+        return triage
+
+    def shown(repo: str, number: int) -> bool:
+        row = index.row_of((repo, number))
+        return row is not None and visible_to(index.items[row], viewer)
+
+    kept = [s for s in triage.similar if shown(s.repo, s.number)]
+    return triage if len(kept) == len(triage.similar) else triage.model_copy(update={"similar": kept})
+
+
 def installation_job(deps: Deps, job: Job) -> str:
+    """Installations and their repositories. Removing the App (``deleted``) or a repository from
+    it (``removed``) forgets: private indexed items, stored triages, comment ids, feedback, jobs
+    and cached LLM answers of those repositories are deleted (``forget``). Adding one back
+    (``created``, ``added``) lets jobs for it run again. What to forget is read first, then the
+    writes are made."""
     if job.installation_id is None:
         return "ignored: no installation id"
     action = job.payload.get("action")
-    active = action not in ("deleted", "suspend")
-    deps.store.set_installation(job.installation_id, job.payload.get("account", ""), active)
-    deps.store.set_repos(job.installation_id, job.payload.get("added", []),
-                         job.payload.get("removed", []))
+    added, removed = job.payload.get("added", []), job.payload.get("removed", [])
+    deleted = action == "deleted"
+    gone = repos_to_forget(deps, added + removed if deleted else removed,
+                           job.installation_id if deleted else None)
+    deps.store.set_installation(job.installation_id, job.payload.get("account", ""),
+                                action not in ("deleted", "suspend"))
+    if deleted:
+        return f"installation deleted; {forget(deps, job, gone, job.installation_id)}"
+    deps.store.set_repos(job.installation_id, added, removed)
+    deps.store.unforget(added)
+    if removed:
+        return f"installation {action}; {forget(deps, job, gone, None)}"
     return f"installation {action}"
+
+
+def repos_to_forget(deps: Deps, repos: list[str], installation_id: int | None) -> list[str]:
+    """These repositories and, with ``installation_id``, every repository we know under that
+    installation (in the store's records and in the index), sorted."""
+    everything = set(repos)
+    if installation_id is not None:
+        everything |= set(deps.store.repos_of_installation(installation_id))
+        if deps.keeper is not None:
+            everything |= deps.keeper.repos_of(installation_id)
+    return sorted(everything)
+
+
+def forget(deps: Deps, job: Job, repos: list[str], installation_id: int | None) -> str:
+    """Delete what we hold of ``repos`` (``repos_to_forget``): private index items (with
+    ``installation_id``, every item indexed from it), store rows, LLM answers."""
+    removed = 0
+    if deps.keeper is not None:
+        _, removed = deps.keeper.apply(Change(action="forget", repos=tuple(repos),
+                                              installation_id=installation_id))
+    rows = deps.store.forget_repos(repos, installation_id, keep_job=job.id)
+    answers = deps.forget_llm(repos) if deps.forget_llm else 0
+    return (f"forgot {len(repos)} repositories: {removed} private index items, "
+            f"{sum(rows.values())} stored rows, {answers} LLM answers")
+
+
+def visibility_job(deps: Deps, job: Job) -> str:
+    """A repository made private or public, renamed, transferred or deleted; an issue deleted or
+    transferred: the index follows (``learning.visibility``), and so do our records. Read (the
+    repository's visibility now), decide the change, then write: index, store, LLM cache."""
+    change = Change.model_validate(job.payload["change"])
+    if change.action == "visibility" and job.installation_id is not None:
+        change = _current_visibility(deps, job, change)
+    updated, removed = deps.keeper.apply(change) if deps.keeper is not None else (0, 0)
+    repo = change.repos[0] if change.repos else ""
+    if change.action in ("delete_issue", "move_issue") and change.number is not None:
+        deps.store.forget_issue(repo, change.number, keep_job=job.id)
+    elif change.action == "delete_repo":
+        deps.store.forget_repos([repo], keep_job=job.id)
+        deps.store.unforget([repo])  # a new repository may take the name: not a tombstone
+        if deps.forget_llm:
+            deps.forget_llm([repo])
+    elif change.action == "rename":
+        deps.store.rename_repo(repo, change.new_repo)
+        if deps.forget_llm:  # cached under the old name, which an uninstall could no longer find
+            deps.forget_llm([repo])
+    return f"{change.action}: {updated} index items updated, {removed} removed"
+
+
+def _current_visibility(deps: Deps, job: Job, change: Change) -> Change:
+    """Deliveries arrive out of order (privatized, then publicized, handled the other way round):
+    the repository's visibility now, from the API, wins over the payload's."""
+    try:
+        info = deps.port_for(job.installation_id).repository(change.repos[0])
+    except Exception:  # noqa: BLE001 - the payload's state is the next best thing
+        return change
+    if info is None or change.access is None:
+        return change
+    return change.model_copy(update={"access": change.access.model_copy(
+        update={"visibility": "private" if info.private else "public"})})
 
 
 JOBS: dict[str, Callable[[Deps, Job], str]] = {
@@ -315,4 +464,5 @@ JOBS: dict[str, Callable[[Deps, Job], str]] = {
     "feedback": feedback_job,
     "command": command_job,
     "installation": installation_job,
+    "visibility": visibility_job,
 }

@@ -7,7 +7,8 @@ bot never creates labels), never one a human removed, and nothing at all in mode
 from __future__ import annotations
 
 import re
-from typing import Iterable, Literal
+from collections.abc import Iterable
+from typing import Literal
 
 from pydantic import BaseModel, field_validator
 

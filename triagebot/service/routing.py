@@ -4,11 +4,15 @@ Unknown events and actions map to no jobs (the receiver still answers 2xx). Even
 bot - and by this App in particular - map to no jobs, so the bot never reacts to itself."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from triagebot.domain.visibility import Access, Change, owner_of
 from triagebot.service import policy
 from triagebot.service.policy import COMMAND_PREFIX, TRUSTED_ASSOCIATIONS
 from triagebot.store.queue import CANCEL, JobSpec
+
+VISIBILITY = "visibility"  # the job kind that keeps indexed items' visibility current
 
 
 def route(event: str, payload: dict[str, Any], bot_login: str) -> list[JobSpec]:
@@ -29,8 +33,9 @@ def _issue_spec(payload: dict[str, Any], kind: str, **extra: Any) -> JobSpec:
     number = int((payload.get("issue") or {}).get("number", 0))
     key = f"{kind}:{repo}#{number}" if kind in ("triage", "index_add") else None
     installation = (payload.get("installation") or {}).get("id")
+    access = Access.of_payload(payload).model_dump() if kind != CANCEL else None
     return JobSpec(kind=kind, payload=extra, dedupe_key=key, installation_id=installation,
-                   repo=repo, number=number)
+                   repo=repo, number=number, access=access)
 
 
 def _is_pr(payload: dict[str, Any]) -> bool:
@@ -57,8 +62,30 @@ def closed(payload: dict[str, Any]) -> list[JobSpec]:
     return [cancel, _issue_spec(payload, "index_add")]
 
 
-def gone(payload: dict[str, Any]) -> list[JobSpec]:
-    return [_issue_spec(payload, CANCEL)]
+def deleted(payload: dict[str, Any]) -> list[JobSpec]:
+    """Cancel pending work; the issue leaves the index and our records."""
+    repo = (payload.get("repository") or {}).get("full_name", "")
+    number = int((payload.get("issue") or {}).get("number", 0))
+    change = Change(action="delete_issue", repos=(repo,), number=number)
+    return [_issue_spec(payload, CANCEL), _change_spec(payload, change, number)]
+
+
+def transferred(payload: dict[str, Any]) -> list[JobSpec]:
+    """Cancel pending work; the indexed item moves to its new repository and number, taking that
+    repository's visibility (a public issue moved into a private repository becomes private)."""
+    repo = (payload.get("repository") or {}).get("full_name", "")
+    number = int((payload.get("issue") or {}).get("number", 0))
+    changes = payload.get("changes") or {}
+    new_repo = changes.get("new_repository") or {}
+    new_number = (changes.get("new_issue") or {}).get("number")
+    if not new_repo.get("full_name") or not new_number:  # moved where we cannot tell: it leaves
+        change = Change(action="delete_issue", repos=(repo,), number=number)
+        return [_issue_spec(payload, CANCEL), _change_spec(payload, change, number)]
+    access = Access(visibility="private" if new_repo.get("private", True) else "public",
+                    owner=(new_repo.get("owner") or {}).get("login") or owner_of(new_repo.get("full_name", "")))
+    change = Change(action="move_issue", repos=(repo,), number=number,
+                    new_repo=new_repo.get("full_name", ""), new_number=new_number, access=access)
+    return [_issue_spec(payload, CANCEL), _change_spec(payload, change, number)]
 
 
 def labelled(payload: dict[str, Any]) -> list[JobSpec]:
@@ -86,6 +113,41 @@ def commented(payload: dict[str, Any]) -> list[JobSpec]:
                         association=comment.get("author_association"))]
 
 
+def repository(payload: dict[str, Any]) -> list[JobSpec]:
+    """``repository`` events: privatized/publicized, renamed, transferred, deleted."""
+    repo = payload.get("repository") or {}
+    full, action = repo.get("full_name", ""), payload.get("action")
+    access = Access.of_payload(payload)
+    if action in ("privatized", "publicized"):
+        change = Change(action="visibility", repos=(full,), access=access)
+    elif action == "deleted":
+        change = Change(action="delete_repo", repos=(full,))
+    else:
+        old = _old_name(payload)
+        if not old or old == full:
+            return []
+        change = Change(action="rename", repos=(old,), new_repo=full, access=access)
+    return [_change_spec(payload, change)]
+
+
+def _old_name(payload: dict[str, Any]) -> str:
+    """The repository's full name before a rename or a transfer."""
+    repo, changes = payload.get("repository") or {}, payload.get("changes") or {}
+    if payload.get("action") == "renamed":
+        old = ((changes.get("repository") or {}).get("name") or {}).get("from")
+        return f"{owner_of(repo.get('full_name', ''))}/{old}" if old else ""
+    previous = (changes.get("owner") or {}).get("from") or {}
+    login = ((previous.get("organization") or previous.get("user")) or {}).get("login")
+    return f"{login}/{repo.get('name', '')}" if login else ""
+
+
+def _change_spec(payload: dict[str, Any], change: Change, number: int | None = None) -> JobSpec:
+    installation = (payload.get("installation") or {}).get("id")
+    return JobSpec(kind=VISIBILITY, payload={"change": change.model_dump(mode="json")},
+                   installation_id=installation, repo=change.repos[0] if change.repos else None,
+                   number=number)
+
+
 def installation(payload: dict[str, Any]) -> list[JobSpec]:
     inst = payload.get("installation") or {}
     repos = payload.get("repositories") or payload.get("repositories_added") or []
@@ -102,8 +164,8 @@ ROUTES: dict[tuple[str, str | None], Router] = {
     ("issues", "reopened"): opened,
     ("issues", "edited"): edited,
     ("issues", "closed"): closed,
-    ("issues", "deleted"): gone,
-    ("issues", "transferred"): gone,
+    ("issues", "deleted"): deleted,
+    ("issues", "transferred"): transferred,
     ("issues", "labeled"): labelled,
     ("issues", "unlabeled"): labelled,
     ("issue_comment", "created"): commented,
@@ -111,4 +173,6 @@ ROUTES: dict[tuple[str, str | None], Router] = {
        ("created", "deleted", "suspend", "unsuspend", "new_permissions_accepted")},
     ("installation_repositories", "added"): installation,
     ("installation_repositories", "removed"): installation,
+    **{("repository", a): repository for a in
+       ("privatized", "publicized", "renamed", "transferred", "deleted")},
 }

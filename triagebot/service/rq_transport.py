@@ -29,10 +29,10 @@ import logging
 import threading
 from typing import Any
 
-from triagebot.settings import ConfigError, Settings
 from triagebot.logs import emit
-from triagebot.store.queue import LEASE_S, Queue
 from triagebot.service.worker import Worker
+from triagebot.settings import ConfigError, Settings
+from triagebot.store.queue import LEASE_S, JobSpec, Queue
 
 log = logging.getLogger("triagebot.rq")
 RQ_QUEUE = "triagebot"
@@ -98,8 +98,9 @@ class RedisQueue(Queue):
         super().__init__(db, **kwargs)
         self.transport = transport
 
-    def accept(self, delivery_id: str, event: str, action: str | None, specs: list) -> bool:
-        fresh = super().accept(delivery_id, event, action, specs)
+    def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec],
+               body_hash: str | None = None) -> bool:
+        fresh = super().accept(delivery_id, event, action, specs, body_hash=body_hash)
         if fresh:
             try:
                 self.transport.push_all(self.ready(delivery_id=delivery_id))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Iterable
+from collections.abc import Iterable
 
 PREFIX = "sha256="
 

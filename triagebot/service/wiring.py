@@ -3,8 +3,9 @@ when called, never at import: settings are passed in (or read once by the gunico
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from flask import Flask
 from werkzeug.serving import run_simple
@@ -12,19 +13,18 @@ from werkzeug.serving import run_simple
 from triagebot.github import client as github
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
 from triagebot.learning.live import LiveEngine, make_indexer
-from triagebot.service.app import create_app
-from triagebot.store.write_ledger import DbLedger
-
+from triagebot.learning.visibility import IndexKeeper
+from triagebot.logs import setup
+from triagebot.service import housekeeping, rq_transport
 from triagebot.service import jobs as handlers
-from triagebot.service import housekeeping
-from triagebot.service import rq_transport
-from triagebot.settings import Settings
+from triagebot.service.app import create_app
 from triagebot.service.assembly import build_engine, renderer
 from triagebot.service.jobs import Deps
-from triagebot.logs import setup
+from triagebot.service.worker import Worker, start_threads
+from triagebot.settings import Settings
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
-from triagebot.service.worker import Worker, start_threads
+from triagebot.store.write_ledger import DbLedger
 
 
 def github_port_factory(settings: Settings, store: Store,
@@ -54,8 +54,17 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
     refresh = overrides.pop("refresh", None) or getattr(engine, "refresh", None) or (lambda: None)
+    overrides.setdefault("keeper", _keeper(engine))
+    overrides.setdefault("forget_llm", getattr(getattr(engine, "refiner", None), "forget", None))
+    overrides.setdefault("llm_private_repos", settings.llm_private_repos)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
                 render=render, indexer=indexer, paused=quota.resume_in, refresh=refresh, **overrides)
+
+
+def _keeper(engine: Any) -> Any:
+    """Visibility changes and uninstalls reach the index through the engine's index (``learning``
+    owns how); an engine without one (a test fake) has nothing to keep current."""
+    return IndexKeeper(engine) if hasattr(engine, "index") else None
 
 
 def _indexer(engine: Any, store: Store) -> Any:
@@ -123,7 +132,7 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
     interrupted. With TRIAGEBOT_QUEUE_URL: one RQ worker woken through Redis (see rq_transport)."""
     setup()
     if settings.queue_url:
-        rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
+        _ = rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
         deps = build_deps(settings, Store(settings.db), **overrides)
         rq_transport.work(settings, make_worker(settings, deps))
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from triagebot.github.errors import NotFound, QuotaPaused, RateLimited, WritesPaced
 from triagebot.logs import emit

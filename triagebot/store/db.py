@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 MIGRATIONS: list[str] = [
     # 1: the whole first schema
@@ -42,6 +43,19 @@ MIGRATIONS: list[str] = [
     CREATE TABLE write_ledger (id INTEGER PRIMARY KEY, installation_id BIGINT NOT NULL,
         at DOUBLE PRECISION NOT NULL);
     CREATE INDEX write_ledger_inst ON write_ledger (installation_id, at);
+    """,
+    # 2: privacy - replayed bodies, forgotten repositories, review sessions and login attempts
+    """
+    ALTER TABLE deliveries ADD COLUMN body_hash TEXT;
+    ALTER TABLE jobs ADD COLUMN access TEXT;
+    CREATE INDEX deliveries_body ON deliveries (body_hash, received_at);
+    CREATE TABLE forgotten_repos (repo TEXT PRIMARY KEY, installation_id BIGINT,
+        at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE review_sessions (sid TEXT PRIMARY KEY, created_at DOUBLE PRECISION NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL);
+    CREATE TABLE login_attempts (id INTEGER PRIMARY KEY, addr TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX login_attempts_at ON login_attempts (at, addr);
     """,
 ]
 
@@ -84,7 +98,7 @@ class Database:
         cur = self.conn.execute(self._sql(sql), tuple(params))
         return cur.rowcount
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return list(self.conn.execute(self._sql(sql), tuple(params)).fetchall())
 
     def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int | None:
@@ -93,7 +107,7 @@ class Database:
         return int(rows[0][0]) if rows else None
 
     @contextmanager
-    def transaction(self) -> Iterator["Database"]:
+    def transaction(self) -> Iterator[Database]:
         """A write transaction. SQLite: BEGIN IMMEDIATE (other processes wait on busy_timeout)."""
         conn = self.conn
         if self.postgres:

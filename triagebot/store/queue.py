@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -17,6 +18,12 @@ LEASE_S = 300.0
 BACKOFF_BASE_S = 30.0
 BACKOFF_CAP_S = 3600.0
 CANCEL = "cancel"  # a pseudo-kind: cancels the issue's queued triage jobs instead of enqueuing
+REPLAY_WINDOW_S = 8 * 24 * 3600  # as long as delivery ids are kept (store.DELIVERY_TTL_S)
+
+
+class ReplayedBody(Exception):
+    """A new delivery id carrying a body already delivered within the replay window: a captured,
+    validly signed delivery sent again. GitHub's own redeliveries keep their delivery id."""
 
 
 class JobSpec(BaseModel):
@@ -28,6 +35,9 @@ class JobSpec(BaseModel):
     installation_id: int | None = None
     repo: str | None = None
     number: int | None = None
+    # Who may see the repository, from the delivery (``domain.visibility.Access`` as a dict): the
+    # model consent of a triage and the visibility of an indexed item depend on it.
+    access: dict[str, Any] | None = None
 
 
 class Job(JobSpec):
@@ -46,13 +56,14 @@ READY = ("((status = 'queued' AND run_after <= ?) "
          "AND NOT EXISTS (SELECT 1 FROM jobs live WHERE live.dedupe_key = jobs.dedupe_key "
          "AND live.status = 'running' AND live.lease_until > ? AND live.id <> jobs.id)")
 COLUMNS = ("id, kind, payload, dedupe_key, installation_id, repo, number, status, attempts, "
-           "last_error, delivery_id")
+           "last_error, delivery_id, access")
 
 
-def _job(row: tuple) -> Job:
+def _job(row: tuple[Any, ...]) -> Job:
     keys = [c.strip() for c in COLUMNS.split(",")]
     data = dict(zip(keys, row))
     data["payload"] = json.loads(data["payload"])
+    data["access"] = json.loads(data["access"]) if data["access"] else None
     return Job(**data)
 
 
@@ -71,18 +82,31 @@ class Queue:
         """Insert a queued job; returns None when an identical one is already queued."""
         now = self.clock()
         sql = ("INSERT INTO jobs (kind, payload, dedupe_key, status, attempts, run_after, "
-               "installation_id, repo, number, delivery_id, created_at, updated_at) "
-               "VALUES (?,?,?,'queued',0,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")
+               "installation_id, repo, number, delivery_id, created_at, updated_at, access) "
+               "VALUES (?,?,?,'queued',0,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")
         args = (spec.kind, json.dumps(spec.payload), spec.dedupe_key, now + delay,
-                spec.installation_id, spec.repo, spec.number, delivery_id, now, now)
+                spec.installation_id, spec.repo, spec.number, delivery_id, now, now,
+                json.dumps(spec.access) if spec.access is not None else None)
         return self.db.insert_id(sql, args)
 
-    def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec]) -> bool:
-        """Record a delivery and enqueue its jobs atomically; False for a redelivery (no jobs)."""
+    def accept(self, delivery_id: str, event: str, action: str | None, specs: list[JobSpec],
+               body_hash: str | None = None) -> bool:
+        """Record a delivery and enqueue its jobs atomically; False for a redelivery (no jobs).
+
+        With ``body_hash`` (SHA-256 of the raw body), a new delivery id whose body was seen within
+        ``REPLAY_WINDOW_S`` raises ``ReplayedBody`` and records nothing: checked inside the same
+        transaction, so concurrent replays cannot slip past each other."""
         with self.db.transaction():
-            sql = ("INSERT INTO deliveries (delivery_id, event, action, received_at) "
-                   "VALUES (?,?,?,?) ON CONFLICT DO NOTHING")
-            if self.db.execute(sql, (delivery_id, event, action, self.clock())) != 1:
+            now = self.clock()
+            if self.db.query("SELECT 1 FROM deliveries WHERE delivery_id = ?", (delivery_id,)):
+                return False
+            if body_hash and self.db.query(
+                    "SELECT 1 FROM deliveries WHERE body_hash = ? AND received_at >= ?",
+                    (body_hash, now - REPLAY_WINDOW_S)):
+                raise ReplayedBody(f"body {body_hash[:12]} already delivered")
+            sql = ("INSERT INTO deliveries (delivery_id, event, action, received_at, body_hash) "
+                   "VALUES (?,?,?,?,?) ON CONFLICT DO NOTHING")
+            if self.db.execute(sql, (delivery_id, event, action, now, body_hash)) != 1:
                 return False
             for spec in specs:
                 if spec.kind == CANCEL:

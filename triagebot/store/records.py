@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
 from pydantic import BaseModel
 
-from triagebot.store.db import Database
 from triagebot.domain.models import Triage
+from triagebot.store.db import Database
 
 DELIVERY_TTL_S = 8 * 24 * 3600  # > GitHub's 3-day (github.com) and 7-day (GHES) redelivery windows
 Clock = Callable[[], float]
@@ -37,7 +38,42 @@ class StoredTriage(BaseModel):
     updated_at: float
 
 
-class Store:
+class ReviewAccess:
+    """The review page's login attempts and server-side sessions (``review.guard`` decides)."""
+
+    db: Database
+    clock: Clock
+
+    def login_failures(self, address: str | None, since: float) -> list[float]:
+        """Times of failed logins since ``since``, of one address or (None) of all."""
+        if address is None:
+            rows = self.db.query("SELECT at FROM login_attempts WHERE at >= ?", (since,))
+        else:
+            rows = self.db.query("SELECT at FROM login_attempts WHERE addr = ? AND at >= ?",
+                                 (address, since))
+        return [float(r[0]) for r in rows]
+
+    def add_login_attempt(self, address: str, at: float) -> int | None:
+        return self.db.insert_id("INSERT INTO login_attempts (addr, at) VALUES (?,?)", (address, at))
+
+    def drop_login_attempt(self, attempt_id: int) -> None:
+        self.db.execute("DELETE FROM login_attempts WHERE id = ?", (attempt_id,))
+
+    def open_session(self, sid: str, created: float, expires: float) -> None:
+        self.db.execute("DELETE FROM review_sessions WHERE expires_at < ?", (created,))
+        self.db.execute("DELETE FROM login_attempts WHERE at < ?", (created - 86_400,))
+        self.db.execute("INSERT INTO review_sessions (sid, created_at, expires_at) VALUES (?,?,?)",
+                        (sid, created, expires))
+
+    def session_alive(self, sid: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM review_sessions WHERE sid = ? AND expires_at > ?",
+                                  (sid, self.clock())))
+
+    def end_session(self, sid: str) -> None:
+        self.db.execute("DELETE FROM review_sessions WHERE sid = ?", (sid,))
+
+
+class Store(ReviewAccess):
     """Records over one database. ``clock`` is injectable so TTL and pacing tests need no sleeping."""
 
     def __init__(self, db: Database | str | Path, clock: Clock = time.time) -> None:
@@ -134,6 +170,67 @@ class Store:
                              (installation_id,))
         return bool(rows[0][0]) if rows else None
 
+    # forgetting (an uninstall, a repository removed from an installation or deleted) -----------
+    def repos_of_installation(self, installation_id: int) -> list[str]:
+        """Every repository we know under this installation: those its events announced and
+        those any job of it concerned (installations older than our records announce none)."""
+        sql = ("SELECT repo FROM installation_repos WHERE installation_id = ? UNION "
+               "SELECT DISTINCT repo FROM jobs WHERE installation_id = ? AND repo IS NOT NULL "
+               "AND repo <> ''")
+        return sorted({row[0] for row in self.db.query(sql, (installation_id, installation_id))})
 
-def dumps(payload: dict) -> str:
+    def forget_repos(self, repos: list[str], installation_id: int | None = None,
+                     keep_job: int | None = None) -> dict[str, int]:
+        """Delete what we stored about these repositories - triages, our comment ids, feedback,
+        jobs (their payloads hold comment text) - and remember that they are forgotten, so a job
+        already queued for them stores nothing new. Returns rows deleted per table."""
+        deleted = {"triages": 0, "comments": 0, "feedback": 0, "jobs": 0}
+        with self.db.transaction():
+            for repo in {r for r in repos if r}:
+                for table in ("triages", "comments", "feedback"):
+                    deleted[table] += self.db.execute(
+                        f"DELETE FROM {table} WHERE lower(repo) = lower(?)", (repo,))
+                deleted["jobs"] += self.db.execute(
+                    "DELETE FROM jobs WHERE lower(repo) = lower(?) AND id <> ?", (repo, keep_job or -1))
+                self.db.execute("DELETE FROM installation_repos WHERE lower(repo) = lower(?)", (repo,))
+                self.db.execute("INSERT INTO forgotten_repos (repo, installation_id, at) VALUES "
+                                "(?,?,?) ON CONFLICT (repo) DO UPDATE SET at = excluded.at",
+                                (repo.lower(), installation_id, self.clock()))
+        return deleted
+
+    def unforget(self, repos: list[str]) -> None:
+        """The repositories were (re-)added to an installation: jobs for them run again."""
+        for repo in repos:
+            self.db.execute("DELETE FROM forgotten_repos WHERE repo = ?", (repo.lower(),))
+
+    def forgotten(self, repo: str) -> bool:
+        return bool(self.db.query("SELECT 1 FROM forgotten_repos WHERE repo = ?", (repo.lower(),)))
+
+    def forget_issue(self, repo: str, number: int, keep_job: int | None = None) -> int:
+        """A deleted issue: its triage, comment id, feedback and jobs go; returns rows deleted."""
+        count = 0
+        with self.db.transaction():
+            for table in ("triages", "comments", "feedback"):
+                count += self.db.execute(f"DELETE FROM {table} WHERE lower(repo) = lower(?) AND "
+                                         "number = ?", (repo, number))
+            count += self.db.execute("DELETE FROM jobs WHERE lower(repo) = lower(?) AND number = ? "
+                                     "AND id <> ?", (repo, number, keep_job or -1))
+        return count
+
+    def rename_repo(self, old: str, new: str) -> None:
+        """A renamed or transferred repository: our records follow it to its new name."""
+        if not old or not new or old == new:
+            return
+        with self.db.transaction():
+            for table in ("triages", "comments"):
+                self.db.execute(f"DELETE FROM {table} WHERE repo = ? AND number IN "
+                                f"(SELECT number FROM {table} WHERE lower(repo) = lower(?))", (new, old))
+            for table in ("triages", "comments", "feedback", "jobs"):
+                self.db.execute(f"UPDATE {table} SET repo = ? WHERE lower(repo) = lower(?)", (new, old))
+            self.db.execute("DELETE FROM installation_repos WHERE repo = ?", (new,))
+            self.db.execute("UPDATE installation_repos SET repo = ? WHERE lower(repo) = lower(?)",
+                            (new, old))
+
+
+def dumps(payload: dict[str, Any]) -> str:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"))

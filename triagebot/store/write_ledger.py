@@ -3,8 +3,8 @@ budget (RELIABILITY 24, 29). The pacing rule itself lives in ``ratelimit``; this
 ``Ledger``: booking a slot reads the recent writes and records the new one in one transaction."""
 from __future__ import annotations
 
-from triagebot.store.db import Database
 from triagebot.github.ratelimit import HOUR, WriteBudget, next_slot
+from triagebot.store.db import Database
 
 
 class DbLedger:

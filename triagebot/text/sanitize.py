@@ -16,7 +16,7 @@ would otherwise fold the full-width sign back to ASCII.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from triagebot.text import secrets
