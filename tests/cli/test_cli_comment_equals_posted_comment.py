@@ -9,8 +9,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -18,8 +18,7 @@ from support.engine import DS_REPO, deepspeed_issue, write_index
 from support.llm_fake import FakeLLM
 from support.service import BOT, RecordingPort, issue_payload
 from triagebot.comment.render import MARKER
-from triagebot.service import jobs
-from triagebot.service import wiring
+from triagebot.service import jobs, wiring
 from triagebot.service.routing import route
 from triagebot.service.worker import Worker
 from triagebot.settings import Settings

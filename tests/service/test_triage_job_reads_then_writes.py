@@ -3,8 +3,9 @@ first write, feedback is read once, the decision is a pure function of what was 
 engine reloads only when a job calls ``refresh()`` first, never as a side effect of reading it."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from support.review import closed_issue, live_engine, make_index
 from support.service import BOT, Rig, fixed_triage, issue_payload

@@ -178,7 +178,8 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
                                          progress=log)
     else:
         engine = load_engine(settings, args.index, use_llm=args.llm)
-        overlap = sum(engine.index.row_of(r.key) is not None for r in records)
+        overlap = sum(r.number is not None and engine.index.row_of((r.repo, r.number)) is not None
+                      for r in records)
         if overlap:
             log(f"note: {overlap} of {len(records)} issues are in the index and trained its "
                 "classifier (they are never their own neighbour); use --cv for held-out figures")

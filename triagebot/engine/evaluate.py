@@ -9,17 +9,24 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from triagebot.domain import rules, taxonomy
-from triagebot.domain.models import LabelledIssue, Triage
+from triagebot.domain.models import Issue, LabelledIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine.analysis import Analysed, analyse_many, stack
 from triagebot.engine.classify import Classifier
 from triagebot.engine.embed import Embedder
 from triagebot.engine.index import IssueIndex
-from triagebot.engine.triage import Engine, predict
+from triagebot.engine.triage import predict
 
 EVAL_DIMENSIONS = taxonomy.LABEL_DIMENSIONS
+
+
+class Triager(Protocol):
+    """What ``evaluate_on_index`` needs: an ``Engine``, or the CLI's ``LiveEngine`` wrapping one."""
+
+    def triage(self, issue: Issue) -> Triage: ...
 
 
 def truth(record: LabelledIssue, dimension: str) -> str | None:
@@ -92,7 +99,7 @@ def _hit_at_5(records: Sequence[LabelledIssue], triages: Sequence[Triage]) -> fl
     return round(sum(hits) / len(hits), 4) if hits else 0.0
 
 
-def evaluate_on_index(engine: Engine, records: Sequence[LabelledIssue]) -> dict:  # type: ignore[type-arg]
+def evaluate_on_index(engine: Triager, records: Sequence[LabelledIssue]) -> dict:  # type: ignore[type-arg]
     """Triage each record with title and body only, never retrieving the record itself."""
     triages = [engine.triage(r.model_copy(update={"labels": r.labels})) for r in records]
     return report(records, triages)

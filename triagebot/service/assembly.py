@@ -5,8 +5,8 @@ prints byte for byte what the bot would post for the same issue, index and setti
 Nothing heavy is imported here beyond the engine itself, so the CLI pays for no web framework."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from triagebot.comment import render as comment
 from triagebot.domain.models import Triage
