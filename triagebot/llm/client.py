@@ -5,16 +5,17 @@ Any server that speaks the chat-completions API works by configuration (OpenAI, 
 llama.cpp server, Ollama). The LLM is an advisor, never a dependency: every failure (no budget,
 timeout, 429/5xx after two retries, unparsable or inconsistent answer) ends in the offline triage
 with a note and one log line, and the job goes on (RELIABILITY 31, 37).
+
+``openai`` is a heavy package (about half a second to import, most of a CLI command's start-up),
+so it is imported inside the functions that talk to the server, never at import: ``triagebot
+--help``, offline commands and a receiver-only process never load it.
 """
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import openai
-from openai.types.chat import ChatCompletionMessageParam
+from typing import TYPE_CHECKING, Any
 
 from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.llm import answer as llm_answer
@@ -23,6 +24,10 @@ from triagebot.llm import prompt as llm_prompt
 from triagebot.llm import summary as llm_summary
 from triagebot.llm.store import AnswerCache, Budget, Clock, LLMStats, StatsRecorder, cache_key
 from triagebot.settings import LLMConfigError, LLMSettings, Settings
+
+if TYPE_CHECKING:  # annotations only; the runtime import is in the functions below
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
 
 __all__ = ["LLMClassifier", "LLMConfigError", "LLMFailure", "LLMSettings", "build_refiner", "refiner_for"]
 
@@ -58,6 +63,8 @@ class LLMClassifier:
         self._stats = StatsRecorder()
         self._sleep = sleep
         self._format = FORMATS[0]
+        import openai  # heavy: see the module docstring
+
         key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
         self._client = openai.OpenAI(
             api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=0
@@ -160,6 +167,8 @@ class LLMClassifier:
 
     def _ask(self, messages: list[dict[str, str]], deadline: float, plain: bool = False) -> str | None:
         """Send once, degrading the output format on 400 and retrying 429/5xx within the deadline."""
+        import openai  # heavy: see the module docstring
+
         retries = 0
         while True:
             remaining = deadline - time.monotonic()
@@ -232,6 +241,8 @@ def _load_templates(settings: LLMSettings) -> llm_prompt.Templates:
 
 
 def _reason(exc: Exception) -> str:
+    import openai  # heavy: see the module docstring
+
     if isinstance(exc, openai.RateLimitError):
         return "rate_limited"
     if isinstance(exc, openai.APIStatusError):
