@@ -1,5 +1,5 @@
 """Imports sit at the top of each module, where a reader sees what it depends on; only the heavy
-packages (the model stack, ONNX, Redis/RQ, PostgreSQL, the browser driver, and the two clients
+packages (the model stack, ONNX, Redis/RQ, PostgreSQL and its pool, the browser driver, and the two clients
 that each have one owner module: openai in llm/client.py, PyGithub with requests and urllib3 in
 github/client.py) are imported inside the functions that need them, so a process that never uses
 them never loads them, and ``triagebot`` starts without them."""
@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "triagebot"
 HEAVY_OPTIONAL = ("sentence_transformers", "transformers", "torch", "tokenizers", "onnx",
-                  "onnxruntime", "rq", "redis", "psycopg", "selenium")
+                  "onnxruntime", "rq", "redis", "psycopg", "psycopg_pool", "selenium")
 # Heavy clients, each imported by its one owner module only, inside functions (about 0.5 s and
 # 0.3 s of start-up otherwise).
 HEAVY_CLIENTS = {"openai": "llm/client.py", "github": "github/client.py",

@@ -82,11 +82,15 @@ class Settings(BaseModel):
     private_key: SecretStr = SecretStr("")
     github_api_url: str = "https://api.github.com"
     db: str = "triagebot.sqlite3"
-    index: Path = DEFAULT_INDEX
+    data_dir: Path = Path("triagebot-data")  # what the service writes: the live index
+    db_pool_size: int = Field(default=10, ge=1)  # PostgreSQL sessions per process
+    index: Path | None = None  # the live index; default ``data_dir/index``
     queue_url: str = ""
     max_body_bytes: int = Field(default=2 * MiB, gt=0)
     workers: int = Field(default=2, ge=0)
     max_attempts: int = Field(default=5, ge=1)
+    job_lease: float = Field(default=60.0, ge=1)  # seconds; renewed while a job runs
+    stop_grace: float = Field(default=8.0, ge=0)  # seconds a stopping worker may finish its job
     openai_api_key: SecretStr = SecretStr("")  # also the LLM's key; here so comments are scanned for it
     admin_token: SecretStr = SecretStr("")
     github_token: SecretStr = SecretStr("")
@@ -107,6 +111,21 @@ class Settings(BaseModel):
         if value.upper() not in LOG_LEVELS:
             raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
         return value.upper()
+
+    @property
+    def index_dir(self) -> Path:
+        """The index the service reads and writes (closed issues, review-page corrections):
+        TRIAGEBOT_INDEX when set, else ``data_dir/index``, which the service seeds from the
+        shipped index on first start. Never the package's own ``index/`` by default: a running
+        service must not change a checkout or an installed package under itself."""
+        return self.index if self.index is not None else self.data_dir / "index"
+
+    @property
+    def cli_index(self) -> Path:
+        """The index CLI commands read when none is named (``triage``, ``eval``, ``bench``):
+        TRIAGEBOT_INDEX when set, else the shipped seed index, read only. ``index sync`` and
+        ``retrain`` write the service's live index instead (``index_dir``)."""
+        return self.index if self.index is not None else DEFAULT_INDEX
 
     @property
     def bot_login(self) -> str:
@@ -158,11 +177,15 @@ ENV_VARS = {
     "TRIAGEBOT_GITHUB_TOKEN": "github_token",
     "TRIAGEBOT_RECONCILE_INTERVAL": "reconcile_interval",
     "TRIAGEBOT_DB": "db",
+    "TRIAGEBOT_DB_POOL_SIZE": "db_pool_size",
     "TRIAGEBOT_INDEX": "index",
+    "TRIAGEBOT_DATA_DIR": "data_dir",
     "TRIAGEBOT_QUEUE_URL": "queue_url",
     "TRIAGEBOT_MAX_BODY_BYTES": "max_body_bytes",
     "TRIAGEBOT_WORKERS": "workers",
     "TRIAGEBOT_MAX_ATTEMPTS": "max_attempts",
+    "TRIAGEBOT_JOB_LEASE": "job_lease",
+    "TRIAGEBOT_STOP_GRACE": "stop_grace",
     "OPENAI_API_KEY": "openai_api_key",
     "TRIAGEBOT_ADMIN_TOKEN": "admin_token",
     "TRIAGEBOT_EMBEDDER": "embedder",

@@ -16,6 +16,7 @@ from support.service import BOT, RecordingPort, command, issue_payload
 from triagebot.llm.client import build_refiner
 from triagebot.service import jobs as handlers
 from triagebot.service import wiring
+from triagebot.service.payload import problem
 from triagebot.service.routing import route
 from triagebot.service.worker import Worker
 from triagebot.settings import Settings
@@ -49,6 +50,7 @@ class Service:
         self.n = 0
 
     def deliver(self, event: str, payload: dict) -> None:
+        assert problem(payload) is None, problem(payload)  # the receiver's shape check lets it in
         self.n += 1
         self.queue.accept(f"d{self.n}", event, payload.get("action"), route(event, payload, BOT))
         self.worker.drain()

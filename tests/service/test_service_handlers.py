@@ -167,14 +167,19 @@ def test_rate_limited_then_transient_then_success_is_one_comment(rig: Rig) -> No
     assert len(rig.gh.bot_comments("org/repo", 7)) == 1 and rig.queue.jobs("done")
 
 
-def test_persistent_server_errors_dead_letter_after_max_attempts(rig: Rig) -> None:
-    rig.gh.fail["get_issue"] = [TransientError("502 Bad Gateway")] * 10
+def test_persistent_server_errors_wait_a_day_then_dead_letter(rig: Rig) -> None:
+    """A 5xx is GitHub's trouble, not the job's: no attempt is spent (the budget is 3), the job
+    keeps waiting for 24 h from its first failure, and only then dead-letters (issue #13)."""
+    rig.gh.fail["get_issue"] = [TransientError("502 Bad Gateway")] * 1000
     rig.deliver("issues", issue_payload("opened"))
-    for _ in range(5):
+    start = rig.clock.now
+    while not rig.queue.jobs("dead"):
         rig.drain()
-        rig.clock.now += 3600
+        assert rig.clock.now - start < 25 * 3600, "still not dead-lettered after 25 h"
+        rig.clock.now += 300
     [dead] = rig.queue.jobs("dead")
-    assert dead.attempts == 3 and "502" in dead.last_error and rig.gh.writes == []
+    assert rig.clock.now - start >= 24 * 3600
+    assert dead.attempts <= 1 and "502" in dead.last_error and rig.gh.writes == []
 
 
 def test_not_found_finishes_the_job(rig: Rig) -> None:

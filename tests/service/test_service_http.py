@@ -41,7 +41,7 @@ from triagebot.store.records import Store
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(webhook_secret=SECRET, webhook_secret_old="old-secret", db=str(tmp_path / "a.db"),
-                    max_body_bytes=64 * 1024, app_slug="triagebot")
+                    max_body_bytes=64 * 1024, app_slug="triagebot", data_dir=tmp_path / "data")
 
 
 @pytest.fixture
@@ -158,7 +158,8 @@ def test_healthz_reports_db_queue_and_index(server) -> None:
     conn.request("GET", "/healthz")
     resp = conn.getresponse()
     assert resp.status == 200
-    assert json.loads(resp.read()) == {"db": True, "queue_depth": 1, "index_loaded": True}
+    assert json.loads(resp.read()) == {"db": True, "queue_depth": 1, "dead_letters": 0,
+                                       "index_loaded": True}
 
 
 def test_every_github_issues_and_issue_comment_example(server, settings: Settings) -> None:
@@ -247,6 +248,7 @@ def test_gunicorn_config_points_at_a_working_factory(settings: Settings, monkeyp
     assert conf["wsgi_app"] == "triagebot.service.wiring:wsgi()"
     monkeypatch.setenv("TRIAGEBOT_WEBHOOK_SECRET", SECRET)
     monkeypatch.setenv("TRIAGEBOT_DB", settings.db)
+    monkeypatch.setenv("TRIAGEBOT_DATA_DIR", str(settings.data_dir))
     root = logging.getLogger("triagebot")
     saved = (root.handlers[:], root.propagate, root.level)
     try:

@@ -4,6 +4,7 @@
     base_url = fake.start()          # http://127.0.0.1:<port>
     fake.add_issue("o/r", 1, title="NCCL hang")
     fake.fail_next("POST", r"/comments$", 502)   # next matching request answers 502
+    fake.fail_until("*", r"", 502, until=t)        # every request answers 502 until clock() >= t
     ...
     fake.comments("o/r", 1); fake.requests; fake.stop()
 
@@ -62,6 +63,7 @@ class _Fault:
     headers: dict[str, str]
     body: Any
     times: int
+    until: float | None = None  # a window on the fake's clock instead of a count
 
 
 @dataclass
@@ -165,6 +167,14 @@ class FakeGitHub:
         self._faults.append(_Fault(method.upper(), re.compile(path_regex), status,
                                    dict(headers or {}), body, times))
 
+    def fail_until(self, method: str, path_regex: str, status: int, until: float,
+                   headers: dict[str, str] | None = None, body: Any = None) -> None:
+        """An outage: every request matching method (``*``: any) and path regex gets this canned
+        answer while the fake's clock is before ``until``."""
+        body = body if body is not None else {"message": HTTPStatus(status).phrase}
+        self._faults.append(_Fault(method.upper(), re.compile(path_regex), status,
+                                   dict(headers or {}), body, 0, until))
+
     def writes(self) -> list[Recorded]:
         return [r for r in self.requests if r.method not in ("GET", "HEAD")]
 
@@ -178,7 +188,11 @@ class FakeGitHub:
 
     def _fault(self, rec: Recorded) -> Response | None:
         for fault in self._faults:
-            if fault.times > 0 and fault.method == rec.method and fault.pattern.search(rec.path):
+            if fault.method not in ("*", rec.method) or not fault.pattern.search(rec.path):
+                continue
+            if fault.until is not None and self.clock() < fault.until:
+                return fault.status, fault.headers, fault.body
+            if fault.times > 0:
                 fault.times -= 1
                 return fault.status, fault.headers, fault.body
         return None

@@ -2,7 +2,8 @@
 every call (not to be confused with ``support.github_fake.FakeGitHub``, the fake GitHub *server*
 that the real PyGithub port talks to over HTTP), ``Rig`` (store, queue, worker and jobs in one
 process), a fixed-answer engine, a real werkzeug server on 127.0.0.1:0, signed deliveries, and the
-octokit example payloads. Also a tiny worker entry point for the kill -9 test (run as a script)."""
+octokit example payloads. Also two worker entry points run as scripts: a tiny one for the kill -9
+test, and ``--service``, the real ``triagebot worker`` wiring, for the stop tests."""
 from __future__ import annotations
 
 import fcntl
@@ -28,6 +29,7 @@ from support.clock import FakeClock  # noqa: E402
 from triagebot.domain.models import Prediction, Triage  # noqa: E402
 from triagebot.github.port import CommentState, GitHubPort, IssueState, RepoInfo  # noqa: E402
 from triagebot.service import jobs as handlers  # noqa: E402
+from triagebot.service import payload as payload_shape  # noqa: E402
 from triagebot.service import signature as webhook  # noqa: E402
 from triagebot.service.jobs import Deps  # noqa: E402
 from triagebot.service.routing import route  # noqa: E402
@@ -164,7 +166,7 @@ class RecordingPort:
     def _maybe_block(self, name: str) -> None:
         if self.block_on == name:
             Path(str(self.state_path) + ".blocked").write_text("1")
-            threading.Event().wait(3600)  # the test kills us here
+            threading.Event().wait(float(os.environ.get("FAKE_BLOCK_S") or 3600))  # killed here
 
     # cross-process persistence --------------------------------------------------------------
     def _save(self) -> None:
@@ -261,6 +263,18 @@ def _worker_main(db: str, state: str) -> None:
     Worker(Queue(store.db, lease_s=1.0), lambda job: handlers.run(deps, job)).drain()
 
 
+def _service_main(db: str, state: str) -> None:
+    """Subprocess ``triagebot worker`` for the stop tests: the real ``wiring.work`` (settings
+    from the environment, lease, heartbeat, signals, grace) over the file-backed fake."""
+    from triagebot.service import wiring
+    from triagebot.settings import Settings
+
+    gh = RecordingPort(Path(state))
+    gh.block_on = os.environ.get("FAKE_BLOCK_ON") or None
+    settings = Settings.from_env({**os.environ, "TRIAGEBOT_DB": db})
+    wiring.work(settings, 1, engine=FakeEngine(), port_for=lambda _i: gh)
+
+
 class Rig:
     """Real store, queue, worker and jobs on a SQLite file in one process, on a fake clock, fed
     deliveries as the receiver would (``deliver``). GitHub is ``gh``, a RecordingPort holding
@@ -283,6 +297,9 @@ class Rig:
         self._n = 0
 
     def deliver(self, event: str, payload: dict) -> None:
+        """As the receiver would, so a payload its shape check refuses fails the test here."""
+        problem = payload_shape.problem(payload)
+        assert problem is None, f"the receiver would answer 400: {problem}"
         self._n += 1
         self.queue.accept(f"d{self._n}", event, payload.get("action"), route(event, payload, BOT))
 
@@ -296,4 +313,7 @@ def command(body: str, association: str = "MEMBER", who: str = "maint") -> dict:
 
 
 if __name__ == "__main__":
-    _worker_main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--service":
+        _service_main(sys.argv[2], sys.argv[3])
+    else:
+        _worker_main(sys.argv[1], sys.argv[2])

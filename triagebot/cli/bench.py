@@ -52,7 +52,7 @@ class _Clock:
 def cmd_bench_triage(args: argparse.Namespace, settings: Settings) -> int:
     records = read_labelled(args.data)
     records = records[: args.limit] if args.limit else records
-    result = bench_triage(args.index or settings.index, records)
+    result = bench_triage(args.index or settings.cli_index, records)
     print(json.dumps(result) if args.json else format_result(result))
     return 0
 

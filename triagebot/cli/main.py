@@ -90,7 +90,7 @@ def cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_index_info(args: argparse.Namespace, settings: Settings) -> int:
-    index = IssueIndex.load(args.index or settings.index)
+    index = IssueIndex.load(args.index or settings.cli_index)
     repos = Counter(item.repo for item in index.items)
     print(f"{len(index)} issues, embedder {index.embedder_name} ({index.dim} dims)")
     for repo, count in repos.most_common():

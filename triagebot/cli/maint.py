@@ -10,13 +10,16 @@ from typing import Any
 
 from triagebot import settings as settings_module
 from triagebot.cli.errors import UserError
+from triagebot.cli.service import database_url, dead_letter_lines
 from triagebot.github import client as github
 from triagebot.learning import live as learning
 from triagebot.learning.sync import Syncer, default_state_path
 from triagebot.llm.client import refiner_for
 from triagebot.review import data as review_data
 from triagebot.review import report
+from triagebot.service.assembly import prepare_index
 from triagebot.settings import Settings
+from triagebot.store.queue import Queue
 from triagebot.store.records import Store
 from triagebot.text import sanitize
 
@@ -48,7 +51,9 @@ def register(sub: Any) -> None:
 
 
 def _index_dir(given: Path | None, settings: Settings) -> Path:
-    return given or settings.index
+    """The index ``sync`` and ``retrain`` write: the service's live index (TRIAGEBOT_INDEX, else
+    TRIAGEBOT_DATA_DIR/index seeded from the shipped one), never the package's own folder."""
+    return given or prepare_index(settings)
 
 
 def _since(value: str | None) -> datetime | None:
@@ -97,11 +102,10 @@ def _scoped(summarize: Any, repo: str) -> Any:
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     if args.dimension not in review_data.DIMENSIONS:
         raise UserError(f"--dimension must be one of {', '.join(review_data.DIMENSIONS)}")
-    db = args.db or settings.db
-    if "://" not in db and not Path(db).is_file():
-        raise UserError(f"no database at {db} (give --db or set TRIAGEBOT_DB)")
-    data = review_data.stats(Store(db), args.dimension)
+    store = Store(database_url(args.db, settings))
+    data = review_data.stats(store, args.dimension)
     print(report.text_report(data))
+    print("\n".join(dead_letter_lines(Queue(store.db))))
     if args.html:
         args.html.write_text(report.html_report(data), encoding="utf-8")
         print(f"wrote {args.html}", file=sys.stderr)

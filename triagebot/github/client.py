@@ -43,7 +43,7 @@ DEFAULT_API = "https://api.github.com"
 TOKEN_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
 TOKEN_REFRESH_MARGIN = timedelta(minutes=5)
 MAX_RATE_LIMIT_WAIT = 20.0  # seconds a worker may block on a rate limit; below the job timeout
-MAX_PACED_WAIT = 30.0  # seconds a write may wait for its pacer slot; far below the 300 s job lease
+MAX_PACED_WAIT = 10.0  # seconds a write may wait for its pacer slot; far below the 60 s job lease
 MAX_IN_FLIGHT = 10  # requests at once per installation and process (GitHub allows 100)
 REPO_CACHE_S = 300.0  # a repo's config file and label list are re-read at most every 5 minutes
 Clock = Callable[[], float]

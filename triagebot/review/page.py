@@ -66,7 +66,7 @@ def install(app: Flask, settings: Settings, store: Store,
     app.config.update(SESSION_COOKIE_SAMESITE="Strict", SESSION_COOKIE_HTTPONLY=True,
                       SESSION_COOKIE_NAME="triagebot_review")
     app.session_interface = _Sessions()
-    live = learning.LiveIndex(index_dir or settings.index)
+    live = learning.LiveIndex(index_dir or settings.index_dir)
     app.extensions["triagebot_review"] = {"token": token, "store": store, "live": live}
     app.register_blueprint(bp)
 

@@ -26,7 +26,7 @@ from triagebot.domain.visibility import (
     visible_to,
 )
 from triagebot.engine.index import IssueIndex
-from triagebot.github.errors import QuotaPaused
+from triagebot.github.errors import QuotaPaused, RateLimited, WritesPaced
 from triagebot.github.port import GitHubPort, IssueState
 from triagebot.learning import corrections
 from triagebot.service import bot_comment, policy
@@ -77,26 +77,39 @@ def run(deps: Deps, job: Job) -> str:
     """Run one job; returns a short outcome for the log. GitHub errors propagate to the worker.
 
     A job that would call GitHub while its installation's quota is below the reserve waits for
-    the reset instead of spending the last requests (RELIABILITY 27)."""
+    the reset instead of spending the last requests (RELIABILITY 27). A rate limit GitHub
+    answered pauses the whole installation (recorded in the database, so every worker process
+    sees it): the installation's other jobs wait without sending a request into the limit."""
     handler = JOBS.get(job.kind)
     if handler is None:
         return f"ignored: unknown kind {job.kind}"
     if job.kind in GITHUB_KINDS and job.repo and deps.store.forgotten(job.repo):
         return f"skipped: {FORGOTTEN}"
-    if job.kind in GITHUB_KINDS and job.installation_id is not None:
-        wait = deps.paused(job.installation_id)
-        if wait > 0:
-            raise QuotaPaused(f"installation {job.installation_id} quota below 10%", wait)
-    return handler(deps, job)
+    installation = job.installation_id
+    if job.kind not in GITHUB_KINDS or installation is None:
+        return handler(deps, job)
+    wait = deps.paused(installation)  # reads, before the job decides anything
+    if wait > 0:
+        raise QuotaPaused(f"installation {installation} quota below 10%", wait)
+    wait = deps.store.installation_pause(installation)
+    if wait > 0:
+        raise QuotaPaused(f"installation {installation} paused by GitHub's rate limit", wait)
+    try:
+        return handler(deps, job)
+    except RateLimited as exc:
+        if not isinstance(exc, WritesPaced):  # our own pacer is no limit GitHub imposed
+            deps.store.pause_installation(installation, exc.retry_after, str(exc))
+        raise
 
 
 # triage -------------------------------------------------------------------------------------
 # Read -> decide -> write. ``read_triage`` makes every read (the issue; the store's view of it:
-# stored triage, all feedback, the author's recent triages; the repository's configuration and
+# stored triage, all feedback, the author's slots this hour; the repository's configuration and
 # labels; our comment), stopping as soon as a pure check says the job has nothing to do; who may
 # be shown as a neighbour and whether the model may read the issue follow, purely, from the job's
 # access and the configuration. The engine answers from what was read; ``plan_triage`` (pure)
-# turns that into the writes, and ``write_triage`` makes them: the comment, the labels, the stored
+# turns that into the writes, and ``write_triage`` makes them: the author's slot (a guarded
+# write: booked atomically, it refuses a job that lost a race), the comment, the labels, the stored
 # triage last, so a job retried after a failed write repeats only steps that are safe to repeat.
 # One read follows the engine, because the engine is slow: a repository removed from the
 # installation meanwhile is forgotten, and nothing is written for it.
@@ -121,6 +134,7 @@ class TriagePlan:
     triage: Triage  # stored last, with the comment's id
     body: str  # our one comment, edited in place or posted once
     labels: list[str]  # added, and remembered as the bot's
+    author_slot: bool = False  # book one of the author's hourly slots first (a first triage)
 
 
 def triage_job(deps: Deps, job: Job) -> str:
@@ -195,16 +209,24 @@ def store_skip(reason: str | None, stored: StoredTriage | None, feedback: list[F
 
 
 def plan_triage(inputs: TriageInputs, triage: Triage, render: Callable[[Triage], str]) -> TriagePlan:
-    """Pure: the engine's answer with maintainers' corrections, its comment and its labels."""
+    """Pure: the engine's answer with maintainers' corrections, its comment and its labels; a
+    first triage of the issue also books one of its author's hourly slots."""
     issue = inputs.issue
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
     triage = with_corrections(triage, inputs.feedback)
     labels = plan_labels(triage, inputs.config, issue, inputs.feedback, inputs.repo_labels)
-    return TriagePlan(triage=triage, body=render(triage), labels=labels)
+    return TriagePlan(triage=triage, body=render(triage), labels=labels,
+                      author_slot=inputs.stored is None)
 
 
 def write_triage(deps: Deps, port: GitHubPort, inputs: TriageInputs, plan: TriagePlan) -> str:
+    """The writes, in order. The author's slot is a guarded write made first: the read count may
+    be stale when workers race on an author's issues, and booking checks and takes the slot in
+    one transaction, so a refused job writes nothing (a retried job keeps its slot)."""
     issue = inputs.issue
+    if plan.author_slot and not deps.store.take_author_slot(issue.author, issue.repo, issue.number,
+                                                            deps.author_limit):
+        return f"skipped: author over {deps.author_limit} triages/hour"
     comment_id = bot_comment.write_comment(deps.store, port, issue, plan.triage, plan.body,
                                            inputs.comment)
     write_labels(deps, port, issue, plan.labels)

@@ -32,7 +32,7 @@ from typing import Any
 from triagebot.logs import emit
 from triagebot.service.worker import Worker
 from triagebot.settings import ConfigError, Settings
-from triagebot.store.queue import LEASE_S, JobSpec, Queue
+from triagebot.store.queue import JobSpec, Queue
 
 log = logging.getLogger("triagebot.rq")
 RQ_QUEUE = "triagebot"
@@ -40,6 +40,7 @@ RUN_JOB = "triagebot.service.wiring.run_rq_job"  # built there: the wiring owns 
 SWEEP_S = 5.0
 FAILURE_TTL_S = 300  # an RQ job that crashed (database down) blocks its re-push this long
 CONNECT_TIMEOUT_S = 2.0  # a blackholed Redis must not hold a webhook past GitHub's 10 s
+JOB_TIMEOUT_S = 600  # RQ stops only a job that hangs: the worker's heartbeat keeps its lease
 SCHEMES = ("redis://", "rediss://", "unix://")
 
 
@@ -51,7 +52,7 @@ class Transport:
             scheme = url.split("://")[0] if "://" in url else "no scheme"  # never echo a password
             raise ConfigError(f"TRIAGEBOT_QUEUE_URL: expected redis://HOST:PORT/DB, got {scheme}")
         self.url, self.name = url, name
-        self.job_timeout = max(1, int(lease_s * 0.9))  # RQ stops a job before its lease lapses
+        self.job_timeout = max(JOB_TIMEOUT_S, int(lease_s * 0.9))
         self._rq: Any = None
 
     @property
@@ -141,15 +142,16 @@ def bound_worker() -> Worker | None:
     return _bound.get("worker")
 
 
-def transport_for(settings: Settings, lease_s: float = LEASE_S) -> Transport:
-    return Transport(settings.queue_url, lease_s=lease_s)
+def transport_for(settings: Settings, lease_s: float | None = None) -> Transport:
+    return Transport(settings.queue_url, lease_s=settings.job_lease if lease_s is None else lease_s)
 
 
 def web_queue(settings: Settings, db: Any) -> Queue:
     """The queue the web tier accepts into: plain, or Redis-waking when TRIAGEBOT_QUEUE_URL is set."""
     if not settings.queue_url:
-        return Queue(db, max_attempts=settings.max_attempts)
-    return RedisQueue(db, transport_for(settings), max_attempts=settings.max_attempts)
+        return Queue(db, max_attempts=settings.max_attempts, lease_s=settings.job_lease)
+    return RedisQueue(db, transport_for(settings), max_attempts=settings.max_attempts,
+                      lease_s=settings.job_lease)
 
 
 def work(settings: Settings, worker: Worker, *, burst: bool = False,

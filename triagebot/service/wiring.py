@@ -2,29 +2,40 @@
 when called, never at import: settings are passed in (or read once by the gunicorn factory)."""
 from __future__ import annotations
 
+import logging
+import signal
 import threading
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from flask import Flask
-from werkzeug.serving import run_simple
+from werkzeug.serving import make_server
 
 from triagebot.github import client as github
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
 from triagebot.learning.live import LiveEngine, make_indexer
 from triagebot.learning.visibility import IndexKeeper
-from triagebot.logs import setup
+from triagebot.logs import emit, setup
 from triagebot.service import housekeeping, rq_transport
 from triagebot.service import jobs as handlers
 from triagebot.service.app import create_app
-from triagebot.service.assembly import build_engine, renderer
+from triagebot.service.assembly import build_engine, prepare_index, renderer
 from triagebot.service.jobs import Deps
-from triagebot.service.worker import Worker, start_threads
+from triagebot.service.worker import Worker, WorkerThread, start_threads, stop_workers
 from triagebot.settings import Settings
+from triagebot.store.db import Database
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
 from triagebot.store.write_ledger import DbLedger
+
+log = logging.getLogger("triagebot.service.wiring")
+
+
+def open_store(settings: Settings) -> Store:
+    """The process's store: PostgreSQL sessions come from one pool of ``db_pool_size``, so build
+    it once per process and share it (the receiver and the embedded workers of ``serve`` do)."""
+    return Store(Database(settings.db, pool_size=settings.db_pool_size))
 
 
 def github_port_factory(settings: Settings, store: Store,
@@ -46,10 +57,16 @@ def github_port_factory(settings: Settings, store: Store,
     return port_for
 
 
+def load_engine(settings: Settings) -> LiveEngine:
+    """The service's engine: ``assembly.build_engine`` (the one the CLI uses too) over the live
+    index in the data directory, seeded from the shipped index on first start."""
+    return build_engine(settings, prepare_index(settings))
+
+
 def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
     quota = overrides.pop("quota", None) or QuotaTracker()
-    engine = overrides.pop("engine", None) or build_engine(settings)
+    engine = overrides.pop("engine", None) or load_engine(settings)
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
@@ -74,14 +91,14 @@ def _indexer(engine: Any, store: Store) -> Any:
 
 
 def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:
-    queue = Queue(deps.store.db, max_attempts=settings.max_attempts)
+    queue = Queue(deps.store.db, max_attempts=settings.max_attempts, lease_s=settings.job_lease)
     return Worker(queue, lambda job: handlers.run(deps, job), **kwargs)
 
 
 def run_workers(settings: Settings, count: int, stop: threading.Event | None = None,
-                **overrides: Any) -> list[threading.Thread]:
+                store: Store | None = None, **overrides: Any) -> list[WorkerThread]:
     """Start ``count`` worker threads (``triagebot worker`` or embedded in ``serve``)."""
-    store = Store(settings.db)
+    store = store or open_store(settings)
     deps = build_deps(settings, store, **overrides)
     stop = stop or threading.Event()
     housekeeping.start(store, _app_client_factory(settings), settings.reconcile_interval, stop)
@@ -99,26 +116,81 @@ def _app_client_factory(settings: Settings) -> Callable[[], Any] | None:
     return make
 
 
+@contextmanager
+def stop_signals(on_stop: Callable[[], None]) -> Iterator[None]:
+    """SIGTERM (``docker stop``, systemd) and SIGINT call ``on_stop`` instead of killing the
+    process mid-job; the previous handlers come back afterwards. Signals can only be caught on
+    the main thread: elsewhere (a test running the loop in a thread) nothing is installed."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in previous:
+        signal.signal(sig, lambda _signum, _frame: on_stop())
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
-          workers: int | None = None, **overrides: Any) -> None:
-    """Development server: werkzeug plus embedded worker threads. Use gunicorn in production."""
+          workers: int | None = None, stop: threading.Event | None = None,
+          **overrides: Any) -> None:
+    """Development server: werkzeug plus embedded worker threads. Use gunicorn in production.
+
+    The listener answers at once: the receiver needs no model, so the engine (``build_engine``
+    over the live index, through ``run_workers``) loads in the background and the workers start
+    when it is ready (a restart used to refuse webhooks for the 1-30 s the model took to load;
+    GitHub does not retry them). ``/healthz`` says ``index_loaded: false`` meanwhile. SIGTERM
+    (or ``stop``) closes the listener, lets the workers finish their jobs (``stop_grace``) and
+    hands back what is still running."""
     setup()
     settings.require_serving()
-    stop = threading.Event()
+    stop = stop or threading.Event()
+    store = open_store(settings)  # one pool for the receiver and the workers
     count = settings.workers if workers is None else workers
-    if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
-        run_workers(settings, count, stop, **overrides)
+    threads: list[WorkerThread] = []
+    loaded, failed = threading.Event(), []
+    index_loaded = loaded.is_set if count > 0 else None
+    server = make_server(host, port, create_wsgi(settings, store, index_loaded), threaded=True)
+
+    def load_then_work() -> None:
+        try:
+            threads.extend(run_workers(settings, count, stop, store=store, **overrides))
+            loaded.set()
+            emit(log, "engine loaded; workers started", workers=count)
+        except Exception as exc:  # noqa: BLE001 - reported, then the server stops and re-raises
+            failed.append(exc)
+            emit(log, "engine failed to load", logging.ERROR, error=f"{type(exc).__name__}: {exc}")
+            stop.set()
+
+    def shut_down_on_stop() -> None:  # shutdown() must not run on serve_forever's thread
+        stop.wait()
+        server.shutdown()
+
+    threading.Thread(target=shut_down_on_stop, name="triagebot-shutdown", daemon=True).start()
     try:
-        run_simple(host, port, create_wsgi(settings), threaded=True)
+        with stop_signals(stop.set):
+            if count > 0:  # a receiver-only process (workers elsewhere) never loads the model
+                threading.Thread(target=load_then_work, name="triagebot-engine", daemon=True).start()
+            emit(log, "listening", host=host, port=server.server_port)
+            server.serve_forever()
     finally:
         stop.set()
+        stop_workers(threads, stop, settings.stop_grace)
+    if failed:
+        raise failed[0]
 
 
-def create_wsgi(settings: Settings) -> Flask:
-    """The web tier does not load the engine; healthz reports whether the index is on disk."""
-    store = Store(settings.db)
+def create_wsgi(settings: Settings, store: Store | None = None,
+                index_loaded: Callable[[], bool] | None = None) -> Flask:
+    """The web tier does not load the engine; healthz reports whether the index is on disk (or,
+    in ``serve``, whether the embedded workers' engine is loaded)."""
+    store = store or open_store(settings)
+    index = prepare_index(settings)  # the review page reads and corrects it
     return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
-                      index_loaded=lambda: Path(settings.index).is_dir())
+                      index_loaded=index_loaded or index.is_dir)
 
 
 def wsgi() -> Flask:
@@ -133,18 +205,19 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
     setup()
     if settings.queue_url:
         _ = rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
-        deps = build_deps(settings, Store(settings.db), **overrides)
+        deps = build_deps(settings, open_store(settings), **overrides)
         rq_transport.work(settings, make_worker(settings, deps))
         return
     stop = threading.Event()
-    threads = run_workers(settings, settings.workers if count is None else max(1, count), stop,
-                          **overrides)
+    threads: list[WorkerThread] = []
     try:
-        for thread in threads:
-            while thread.is_alive():
-                thread.join(1.0)
-    except KeyboardInterrupt:
-        stop.set()
+        with stop_signals(stop.set):  # before the first claim: a stop never kills a job
+            threads = run_workers(settings, settings.workers if count is None else max(1, count),
+                                  stop, **overrides)
+            while not stop.wait(1.0) and any(thread.is_alive() for thread in threads):
+                pass
+    finally:
+        stop_workers(threads, stop, settings.stop_grace)
 
 
 def run_rq_job(job_id: int) -> str:
@@ -153,7 +226,7 @@ def run_rq_job(job_id: int) -> str:
     worker = rq_transport.bound_worker()
     if worker is None:
         settings = Settings.from_env()
-        worker = make_worker(settings, build_deps(settings, Store(settings.db)))
+        worker = make_worker(settings, build_deps(settings, open_store(settings)))
         rq_transport.bind(worker)
     job = worker.run_once(int(job_id))
     return "not claimable (done, cancelled or leased elsewhere)" if job is None else "ran"

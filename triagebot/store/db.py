@@ -2,15 +2,28 @@
 
 SQL elsewhere is written once with ``?`` placeholders and portable statements (``INSERT ... ON
 CONFLICT DO NOTHING``, no vendor functions); this module translates placeholders for psycopg and
-applies numbered migrations recorded in ``schema_version``."""
+applies numbered migrations recorded in ``schema_version``.
+
+PostgreSQL sessions come from a bounded pool (psycopg_pool), borrowed per statement or per
+transaction: the receiver runs every request on a new thread, and a connection per thread opened
+one session per webhook ("too many clients" at 300 req/s). SQLite keeps one connection per thread
+(opening one is a file open, and its writers serialise on the file lock anyway)."""
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from triagebot.settings import ConfigError
+
+POOL_SIZE = 10  # PostgreSQL sessions per Database (per process): TRIAGEBOT_DB_POOL_SIZE
+POOL_TIMEOUT_S = 5.0  # wait this long for a free session, then fail (GitHub gives us 10 s)
+WRITERS_LOCK = 4242  # PostgreSQL advisory lock (one-key space) of serialized transactions
+KEYED_LOCKS = 4243  # first key of ``lock(key)``'s advisory locks (two-key space)
 
 MIGRATIONS: list[str] = [
     # 1: the whole first schema
@@ -44,7 +57,8 @@ MIGRATIONS: list[str] = [
         at DOUBLE PRECISION NOT NULL);
     CREATE INDEX write_ledger_inst ON write_ledger (installation_id, at);
     """,
-    # 2: privacy - replayed bodies, forgotten repositories, review sessions and login attempts
+    # 2: privacy (issue #10) - replayed bodies, forgotten repositories, review sessions and
+    # login attempts
     """
     ALTER TABLE deliveries ADD COLUMN body_hash TEXT;
     ALTER TABLE jobs ADD COLUMN access TEXT;
@@ -57,24 +71,53 @@ MIGRATIONS: list[str] = [
         at DOUBLE PRECISION NOT NULL);
     CREATE INDEX login_attempts_at ON login_attempts (at, addr);
     """,
+    # 3: waiting on GitHub costs no attempt (issue #13): how often a job waited and since when
+    # (the 24 h deadline counts from there), and one rate-limit pause per installation
+    """
+    ALTER TABLE jobs ADD COLUMN waits INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE jobs ADD COLUMN waiting_since DOUBLE PRECISION;
+    CREATE TABLE installation_pauses (installation_id BIGINT PRIMARY KEY,
+        until DOUBLE PRECISION NOT NULL, reason TEXT, updated_at DOUBLE PRECISION NOT NULL);
+    """,
+    # 4: the per-author hourly triage limit, taken atomically (two racing workers let 6 through)
+    """
+    CREATE TABLE author_slots (repo TEXT NOT NULL, number INTEGER NOT NULL, author TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL, PRIMARY KEY (repo, number));
+    CREATE INDEX author_slots_author ON author_slots (author, at);
+    """,
+    # 5: claims stay fast with a large backlog: queued jobs are walked in order through
+    # jobs_ready; running jobs are found by lease (expired ones, and the "no live twin" check)
+    """
+    CREATE INDEX jobs_lease ON jobs (status, lease_until);
+    """,
 ]
 
 
 class Database:
-    """One connection per thread (sqlite3 objects must not cross threads); writes serialise through
-    ``transaction()`` which takes the write lock up front so read-modify-write is atomic."""
+    """SQLite: one connection per thread (sqlite3 objects must not cross threads). PostgreSQL: at
+    most ``pool_size`` sessions, each borrowed for one statement or one transaction. Writes
+    serialise through ``transaction()``, which takes the write lock up front so read-modify-write
+    is atomic."""
 
-    def __init__(self, url: str | Path) -> None:
+    def __init__(self, url: str | Path, pool_size: int = POOL_SIZE) -> None:
         self.url = str(url)
         self.postgres = self.url.startswith(("postgresql://", "postgres://"))
         self._local = threading.local()
+        self._pool = self._open_pool(pool_size) if self.postgres else None
         self.migrate()
 
-    def _connect(self) -> Any:
-        if self.postgres:
-            import psycopg  # optional dependency, only for PostgreSQL deployments
+    def _open_pool(self, size: int) -> Any:
+        try:  # optional dependencies, only for PostgreSQL deployments
+            from psycopg_pool import ConnectionPool
+        except ImportError:
+            raise ConfigError("TRIAGEBOT_DB is a PostgreSQL URL but psycopg/psycopg-pool are not "
+                              "installed: pip install 'triagebot[postgres]'") from None
+        # check: a session dropped by a database restart is replaced, not handed to a request
+        return ConnectionPool(self.url, min_size=1, max_size=max(1, size), open=True,
+                              kwargs={"autocommit": True}, timeout=POOL_TIMEOUT_S,
+                              check=ConnectionPool.check_connection, name="triagebot")
 
-            return psycopg.connect(self.url, autocommit=True)
+    def _connect(self) -> Any:
         if self.url != ":memory:":
             Path(self.url).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.url, timeout=30, isolation_level=None, check_same_thread=False)
@@ -85,21 +128,43 @@ class Database:
 
     @property
     def conn(self) -> Any:
+        """This thread's SQLite connection."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = self._connect()
         return conn
+
+    @contextmanager
+    def _session(self) -> Iterator[Any]:
+        """The connection for one statement: the open transaction's, else a pooled PostgreSQL
+        session returned right after, else this thread's SQLite connection."""
+        if not self.postgres:
+            yield self.conn
+            return
+        tx = getattr(self._local, "tx", None)
+        if tx is not None:
+            yield tx
+            return
+        with self._pooled() as conn:
+            yield conn
+
+    def _pooled(self) -> Any:
+        """A PostgreSQL session borrowed from the pool (a context manager that returns it)."""
+        if self._pool is None:
+            raise RuntimeError(f"{self.url} is no PostgreSQL database: it has no session pool")
+        return self._pool.connection()
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.postgres else sql
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run one statement; returns the affected row count."""
-        cur = self.conn.execute(self._sql(sql), tuple(params))
-        return cur.rowcount
+        with self._session() as conn:
+            return conn.execute(self._sql(sql), tuple(params)).rowcount
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return list(self.conn.execute(self._sql(sql), tuple(params)).fetchall())
+        with self._session() as conn:
+            return list(conn.execute(self._sql(sql), tuple(params)).fetchall())
 
     def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int | None:
         """INSERT returning the new row id (None when ON CONFLICT skipped it)."""
@@ -107,21 +172,60 @@ class Database:
         return int(rows[0][0]) if rows else None
 
     @contextmanager
-    def transaction(self) -> Iterator[Database]:
-        """A write transaction. SQLite: BEGIN IMMEDIATE (other processes wait on busy_timeout)."""
-        conn = self.conn
+    def transaction(self, serialized: bool = True) -> Iterator[Database]:
+        """A write transaction; a nested call is a savepoint (its failure undoes only its own
+        writes). SQLite: BEGIN IMMEDIATE, so writers always take turns (other processes wait on
+        busy_timeout). PostgreSQL: one pooled session for the whole transaction, under a
+        transaction-level advisory lock unless ``serialized`` is False: the receiver's inserts
+        skip it (they only add rows, which unique indexes keep consistent), because at 300
+        deliveries/s every request queueing on one lock was what bounded the receiver."""
         if self.postgres:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(4242)")
-                yield self
+            tx = getattr(self._local, "tx", None)
+            if tx is not None:
+                with tx.transaction():
+                    yield self
+                return
+            with self._pooled() as conn, conn.transaction():
+                self._local.tx = conn
+                try:
+                    if serialized:
+                        conn.execute(f"SELECT pg_advisory_xact_lock({WRITERS_LOCK})")
+                    yield self
+                finally:
+                    self._local.tx = None
             return
-        conn.execute("BEGIN IMMEDIATE")
+        conn = self.conn
+        nested = conn.in_transaction
+        conn.execute("SAVEPOINT nested" if nested else "BEGIN IMMEDIATE")
         try:
             yield self
         except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("ROLLBACK TO nested" if nested else "ROLLBACK")
+            if nested:
+                conn.execute("RELEASE nested")
             raise
-        conn.execute("COMMIT")
+        conn.execute("RELEASE nested" if nested else "COMMIT")
+
+    def lock(self, key: str) -> None:
+        """Inside ``transaction()``: wait until no other transaction holds ``key``, and hold it
+        until this one ends. For writers that skip the global lock (``serialized=False``) but
+        must take turns on one thing. PostgreSQL: a transaction-level advisory lock on the key's
+        hash, in the two-key space, which never meets the writers' one-key lock; SQLite: its
+        writers already take turns on the file."""
+        if not self.postgres:
+            return
+        digest = hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest()
+        self.execute("SELECT pg_advisory_xact_lock(CAST(? AS INTEGER), CAST(? AS INTEGER))",
+                     (KEYED_LOCKS, int.from_bytes(digest, "big", signed=True)))
+
+    @property
+    def integrity_error(self) -> tuple[type[Exception], ...]:
+        """What a unique-index violation raises with this database's driver."""
+        if self.postgres:
+            import psycopg
+
+            return (psycopg.IntegrityError,)
+        return (sqlite3.IntegrityError,)
 
     def ping(self) -> bool:
         try:
@@ -134,11 +238,32 @@ class Database:
         self.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         with self.transaction():
             rows = self.query("SELECT MAX(version) FROM schema_version")
-            current = rows[0][0] or 0
+            current = self._renumber_branch_migrations(rows[0][0] or 0)
             for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 self._run_script(script)
                 self.execute("INSERT INTO schema_version (version) VALUES (?)", (number,))
         return len(MIGRATIONS)
+
+    def _renumber_branch_migrations(self, current: int) -> int:
+        """Issue #13's branch numbered its migrations 2-4 before privacy's 2 was merged ahead of
+        them (now 3-5). A database that branch created has ``jobs.waits`` but no
+        ``deliveries.body_hash``: run privacy's migration it never saw, shift its recorded numbers
+        up by one, and return the corrected version (any other database is left as it is)."""
+        if not 2 <= current <= 4 or self._has_column("deliveries", "body_hash") \
+                or not self._has_column("jobs", "waits"):
+            return current
+        self._run_script(MIGRATIONS[1])
+        self.execute("UPDATE schema_version SET version = version + 1 WHERE version >= 2")
+        self.execute("INSERT INTO schema_version (version) VALUES (2)")
+        return current + 1
+
+    def _has_column(self, table: str, column: str) -> bool:
+        if self.postgres:
+            sql = ("SELECT COUNT(*) FROM information_schema.columns WHERE table_schema = "
+                   "current_schema() AND table_name = ? AND column_name = ?")
+        else:
+            sql = "SELECT COUNT(*) FROM pragma_table_info(?) WHERE name = ?"
+        return bool(self.query(sql, (table, column))[0][0])
 
     def _run_script(self, script: str) -> None:
         if self.postgres:
@@ -147,6 +272,9 @@ class Database:
             self.execute(statement)
 
     def close(self) -> None:
+        """This thread's SQLite connection, or the whole PostgreSQL pool."""
+        if self._pool is not None:
+            self._pool.close()
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()

@@ -114,10 +114,31 @@ class Store(ReviewAccess):
                             created_at=r[5], updated_at=r[6])
 
     def author_triages_since(self, author: str, since: float, exclude: tuple[str, int]) -> int:
-        """Distinct issues of one author triaged since ``since`` (flood limit per author)."""
-        sql = ("SELECT COUNT(*) FROM triages WHERE author = ? AND created_at >= ? "
+        """Distinct issues of one author that took a flood-limit slot since ``since``, other than
+        ``exclude``: the triage job's read of the limit (``take_author_slot`` books atomically)."""
+        sql = ("SELECT COUNT(*) FROM author_slots WHERE author = ? AND at >= ? "
                "AND NOT (repo = ? AND number = ?)")
-        return self.db.query(sql, (author, since, *exclude))[0][0]
+        return int(self.db.query(sql, (author, since, *exclude))[0][0])
+
+    def take_author_slot(self, author: str, repo: str, number: int, limit: int,
+                         window_s: float = 3600.0) -> bool:
+        """The flood limit per author: may this issue be triaged, at most ``limit`` distinct
+        issues of ``author`` per ``window_s``? Check and booking are one transaction, so two
+        workers racing on the author's 5th and 6th issue cannot both get through. An issue that
+        already holds a slot (a retried job) keeps it."""
+        now = self.clock()
+        with self.db.transaction():
+            self.db.execute("DELETE FROM author_slots WHERE author = ? AND at < ?",
+                            (author, now - window_s))
+            if self.db.query("SELECT 1 FROM author_slots WHERE repo = ? AND number = ?",
+                             (repo, number)):
+                return True
+            if self.db.query("SELECT COUNT(*) FROM author_slots WHERE author = ?",
+                             (author,))[0][0] >= limit:
+                return False
+            self.db.execute("INSERT INTO author_slots (repo, number, author, at) VALUES (?,?,?,?)",
+                            (repo, number, author, now))
+        return True
 
     def remember_comment(self, repo: str, number: int, comment_id: int) -> None:
         sql = ("INSERT INTO comments (repo, number, comment_id, posted_at) VALUES (?,?,?,?) "
@@ -165,6 +186,27 @@ class Store(ReviewAccess):
                "AND i.active = 1 ORDER BY r.repo")
         return [row[0] for row in self.db.query(sql, (installation_id,))]
 
+    def pause_installation(self, installation_id: int, seconds: float, reason: str) -> float:
+        """GitHub rate-limited this installation: every job of it waits until the returned
+        instant. One row per installation; a later, shorter limit never shortens a pause."""
+        until = self.clock() + max(0.0, seconds)
+        sql = ("INSERT INTO installation_pauses (installation_id, until, reason, updated_at) "
+               "VALUES (?,?,?,?) ON CONFLICT (installation_id) DO UPDATE SET "
+               "until = CASE WHEN excluded.until > installation_pauses.until "
+               "THEN excluded.until ELSE installation_pauses.until END, "
+               "reason = excluded.reason, updated_at = excluded.updated_at")
+        self.db.execute(sql, (installation_id, until, reason[:500], self.clock()))
+        return self.installation_paused_until(installation_id)
+
+    def installation_paused_until(self, installation_id: int) -> float:
+        rows = self.db.query("SELECT until FROM installation_pauses WHERE installation_id = ?",
+                             (installation_id,))
+        return float(rows[0][0]) if rows else 0.0
+
+    def installation_pause(self, installation_id: int) -> float:
+        """Seconds this installation must still wait for GitHub's rate limit (0: none)."""
+        return max(0.0, self.installation_paused_until(installation_id) - self.clock())
+
     def installation_active(self, installation_id: int) -> bool | None:
         rows = self.db.query("SELECT active FROM installations WHERE installation_id = ?",
                              (installation_id,))
@@ -182,12 +224,13 @@ class Store(ReviewAccess):
     def forget_repos(self, repos: list[str], installation_id: int | None = None,
                      keep_job: int | None = None) -> dict[str, int]:
         """Delete what we stored about these repositories - triages, our comment ids, feedback,
-        jobs (their payloads hold comment text) - and remember that they are forgotten, so a job
-        already queued for them stores nothing new. Returns rows deleted per table."""
-        deleted = {"triages": 0, "comments": 0, "feedback": 0, "jobs": 0}
+        the authors' flood-limit slots, jobs (their payloads hold comment text) - and remember
+        that they are forgotten, so a job already queued for them stores nothing new. Returns
+        rows deleted per table."""
+        deleted = {"triages": 0, "comments": 0, "feedback": 0, "author_slots": 0, "jobs": 0}
         with self.db.transaction():
             for repo in {r for r in repos if r}:
-                for table in ("triages", "comments", "feedback"):
+                for table in ("triages", "comments", "feedback", "author_slots"):
                     deleted[table] += self.db.execute(
                         f"DELETE FROM {table} WHERE lower(repo) = lower(?)", (repo,))
                 deleted["jobs"] += self.db.execute(
@@ -207,10 +250,11 @@ class Store(ReviewAccess):
         return bool(self.db.query("SELECT 1 FROM forgotten_repos WHERE repo = ?", (repo.lower(),)))
 
     def forget_issue(self, repo: str, number: int, keep_job: int | None = None) -> int:
-        """A deleted issue: its triage, comment id, feedback and jobs go; returns rows deleted."""
+        """A deleted issue: its triage, comment id, feedback, author slot and jobs go; returns
+        rows deleted."""
         count = 0
         with self.db.transaction():
-            for table in ("triages", "comments", "feedback"):
+            for table in ("triages", "comments", "feedback", "author_slots"):
                 count += self.db.execute(f"DELETE FROM {table} WHERE lower(repo) = lower(?) AND "
                                          "number = ?", (repo, number))
             count += self.db.execute("DELETE FROM jobs WHERE lower(repo) = lower(?) AND number = ? "
@@ -222,10 +266,10 @@ class Store(ReviewAccess):
         if not old or not new or old == new:
             return
         with self.db.transaction():
-            for table in ("triages", "comments"):
+            for table in ("triages", "comments", "author_slots"):
                 self.db.execute(f"DELETE FROM {table} WHERE repo = ? AND number IN "
                                 f"(SELECT number FROM {table} WHERE lower(repo) = lower(?))", (new, old))
-            for table in ("triages", "comments", "feedback", "jobs"):
+            for table in ("triages", "comments", "feedback", "author_slots", "jobs"):
                 self.db.execute(f"UPDATE {table} SET repo = ? WHERE lower(repo) = lower(?)", (new, old))
             self.db.execute("DELETE FROM installation_repos WHERE repo = ?", (new,))
             self.db.execute("UPDATE installation_repos SET repo = ? WHERE lower(repo) = lower(?)",
