@@ -1,23 +1,22 @@
 """Structured logs: one JSON object per line, keyed by delivery id or job id. Callers pass fields,
-never bodies or secrets; token-shaped strings are redacted anyway as a last line of defence."""
+never bodies or secrets; every secret shape of ``text.secrets`` is redacted anyway as a last line
+of defence."""
 from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 import time
 from typing import Any
 
-TOKEN = re.compile(r"(ghs_|ghp_|gho_|github_pat_|sk-)[A-Za-z0-9_.\-]+")
-
-
-def redact(text: str) -> str:
-    return TOKEN.sub(lambda m: m.group(1) + "[redacted]", text)
+from triagebot.text.secrets import redact
 
 
 def emit(logger: logging.Logger, msg: str, level: int = logging.INFO, **fields: Any) -> None:
-    record = {"msg": msg, **fields}
+    """One JSON line. Each text field is redacted before encoding (JSON escaping would hide a quoted
+    ``password="…"`` from the shapes), and the encoded line again (objects turned into text)."""
+    record = {key: redact(value) if isinstance(value, str) else value
+              for key, value in {"msg": msg, **fields}.items()}
     logger.log(level, redact(json.dumps(record, default=str, sort_keys=True)))
 
 
@@ -27,8 +26,8 @@ class JsonLineFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         try:
             body = json.loads(record.getMessage())
-        except ValueError:
-            body = {"msg": record.getMessage()}
+        except ValueError:  # a plain record (PyGithub, werkzeug): redacted before JSON escapes it
+            body = {"msg": redact(record.getMessage())}
         head = {"ts": round(time.time(), 3), "level": record.levelname, "logger": record.name}
         return redact(json.dumps({**head, **body}, default=str))
 

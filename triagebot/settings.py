@@ -1,29 +1,79 @@
-"""Settings, read once from the environment by ``Settings.from_env`` (never at import), validated by
-pydantic so a bad value fails at startup with one clear line instead of deep inside a job."""
+"""Settings: one validated object, read from the environment by ``Settings.from_env`` and nowhere
+else, once, by each process's entry point (``triagebot`` commands in ``cli.main``, the gunicorn
+factory and the RQ job entry in ``service.wiring``), then passed down.
+
+pydantic validates every value, so a bad one fails at startup with one line naming the variable
+instead of deep inside a job. The LLM's part is nested (``Settings.llm``, None while no model or
+server is configured). Library code called without settings (a test, ``bench/``, the engine deep inside a CLI
+command) asks ``current()``: the settings a CLI command put in effect, else a fresh read of the
+environment.
+"""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "index"
-
-
-def default_index() -> Path:
-    """The index the CLI uses when none is named: TRIAGEBOT_INDEX, else the shipped seed index."""
-    return Path(os.environ.get("TRIAGEBOT_INDEX") or DEFAULT_INDEX)
 MiB = 1024 * 1024
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# Variables whose values must never reach a prompt or a comment (any name that says so).
+_SECRET_NAMES = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PRIVATE|CREDENTIAL", re.I)
+MIN_SECRET_VALUE_CHARS = 8
 
 
 class ConfigError(Exception):
     """A setting is missing or malformed; the message names the variable."""
 
 
+class LLMConfigError(ConfigError, ValueError):
+    """A bad TRIAGEBOT_LLM_* value; the message is one line naming the variable."""
+
+
+def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
+    """Values of secret-looking variables, redacted from prompts should any ever show up."""
+    return tuple(v for k, v in env.items() if _SECRET_NAMES.search(k) and len(v) >= MIN_SECRET_VALUE_CHARS)
+
+
+class LLMSettings(BaseModel):
+    """The optional LLM's part of the settings (an OpenAI-compatible chat-completions server)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model: str = Field(default="default", min_length=1)
+    base_url: str | None = Field(default=None, pattern=r"^https?://")
+    api_key: SecretStr | None = None
+    timeout: float = Field(default=20.0, gt=0, le=30)
+    max_tokens: int = Field(default=600, ge=64, le=8192)
+    calls_per_hour: int = Field(default=200, ge=0)
+    cache_path: str | None = None
+    prompts_dir: str | None = None
+    secret_values: tuple[str, ...] = Field(default=(), repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> LLMSettings | None:
+        """The LLM part of ``env``; None when neither a model nor a base URL is configured (the
+        bot stays offline). Called by ``Settings.from_env`` with the process's environment."""
+        if not (env.get(LLM_ENV_VARS["model"]) or env.get(LLM_ENV_VARS["base_url"])):
+            return None
+        values: dict[str, Any] = {k: env[v] for k, v in LLM_ENV_VARS.items() if env.get(v)}
+        values["secret_values"] = secret_values(env)
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            name = LLM_ENV_VARS.get(str(err["loc"][0]), str(err["loc"][0]))
+            raise LLMConfigError(f"{name}: {err['msg']}") from None
+
+
 class Settings(BaseModel):
-    """Everything the service needs. Secrets are ``SecretStr`` so they never reach a log line."""
+    """Everything triagebot reads from its environment. Secrets are ``SecretStr`` so they never
+    reach a log line."""
 
     webhook_secret: SecretStr = SecretStr("")
     webhook_secret_old: SecretStr = SecretStr("")
@@ -41,14 +91,26 @@ class Settings(BaseModel):
     max_attempts: int = Field(default=5, ge=1)
     job_lease: float = Field(default=60.0, ge=1)  # seconds; renewed while a job runs
     stop_grace: float = Field(default=8.0, ge=0)  # seconds a stopping worker may finish its job
-    openai_api_key: SecretStr = SecretStr("")  # kept only so comments are scanned for it; the
-    # LLM's own settings (TRIAGEBOT_LLM_*) are read and validated by llm.LLMSettings alone
+    openai_api_key: SecretStr = SecretStr("")  # also the LLM's key; here so comments are scanned for it
     admin_token: SecretStr = SecretStr("")
     github_token: SecretStr = SecretStr("")
     reconcile_interval: float = Field(default=3600.0, ge=0)  # seconds; 0 = no periodic upkeep
+    embedder: str = ""  # backend of all-MiniLM-L6-v2 (engine.embed.BACKENDS); "" = the default
+    cache_dir: Path | None = None  # exported ONNX graphs; None = ~/.cache/triagebot
+    log_level: str = "WARNING"  # the CLI's log lines (the service logs JSON lines at INFO)
+    llm: LLMSettings | None = None
     # May private repositories' text go to the LLM endpoint? off | opt-in (their triagebot.yml
     # says ``llm: on``) | on (unless it says ``llm: off``). See domain.visibility.llm_allowed.
+    # Top level rather than in ``llm`` so a bad value fails at startup even while no model is
+    # configured (``llm`` is None then and its variables are not read).
     llm_private_repos: Literal["off", "opt-in", "on"] = "off"
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value.upper() not in LOG_LEVELS:
+            raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+        return value.upper()
 
     @property
     def index_dir(self) -> Path:
@@ -57,6 +119,13 @@ class Settings(BaseModel):
         shipped index on first start. Never the package's own ``index/`` by default: a running
         service must not change a checkout or an installed package under itself."""
         return self.index if self.index is not None else self.data_dir / "index"
+
+    @property
+    def cli_index(self) -> Path:
+        """The index CLI commands read when none is named (``triage``, ``eval``, ``bench``):
+        TRIAGEBOT_INDEX when set, else the shipped seed index, read only. ``index sync`` and
+        ``retrain`` write the service's live index instead (``index_dir``)."""
+        return self.index if self.index is not None else DEFAULT_INDEX
 
     @property
     def bot_login(self) -> str:
@@ -76,10 +145,13 @@ class Settings(BaseModel):
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """The one reader of the environment (``env``: a mapping standing in for it)."""
         env = os.environ if env is None else env
-        values = {field: env[var] for var, field in ENV_VARS.items() if env.get(var, "") != ""}
+        values: dict[str, Any] = {field: env[var] for var, field in ENV_VARS.items()
+                                  if env.get(var, "") != ""}
         if "private_key" not in values and env.get("TRIAGEBOT_PRIVATE_KEY_PATH"):
             values["private_key"] = _read_key(env["TRIAGEBOT_PRIVATE_KEY_PATH"])
+        values["llm"] = LLMSettings.from_env(env)
         try:
             return cls(**values)
         except ValidationError as exc:
@@ -116,6 +188,41 @@ ENV_VARS = {
     "TRIAGEBOT_STOP_GRACE": "stop_grace",
     "OPENAI_API_KEY": "openai_api_key",
     "TRIAGEBOT_ADMIN_TOKEN": "admin_token",
+    "TRIAGEBOT_EMBEDDER": "embedder",
+    "TRIAGEBOT_CACHE": "cache_dir",
+    "TRIAGEBOT_LOG_LEVEL": "log_level",
     "TRIAGEBOT_LLM_PRIVATE_REPOS": "llm_private_repos",
 }
 FIELD_VARS = {field: var for var, field in ENV_VARS.items()}
+# The nested LLM part (``Settings.llm``): field -> variable. OPENAI_API_KEY is read by both parts.
+LLM_ENV_VARS = {
+    "model": "TRIAGEBOT_LLM_MODEL",
+    "base_url": "TRIAGEBOT_LLM_BASE_URL",
+    "api_key": "OPENAI_API_KEY",
+    "timeout": "TRIAGEBOT_LLM_TIMEOUT",
+    "max_tokens": "TRIAGEBOT_LLM_MAX_TOKENS",
+    "calls_per_hour": "TRIAGEBOT_LLM_CALLS_PER_HOUR",
+    "cache_path": "TRIAGEBOT_LLM_CACHE",
+    "prompts_dir": "TRIAGEBOT_PROMPTS_DIR",
+}
+
+
+_in_effect: Settings | None = None
+
+
+def current() -> Settings:
+    """The settings the process's entry point put in effect; without one (library use, tests,
+    ``bench/``) the environment as it is now, through ``Settings.from_env``."""
+    return _in_effect if _in_effect is not None else Settings.from_env()
+
+
+@contextmanager
+def in_effect(settings: Settings) -> Iterator[Settings]:
+    """Put ``settings`` in effect while a CLI command runs (restored after, so a command run
+    in-process by a test leaves nothing behind)."""
+    global _in_effect
+    previous, _in_effect = _in_effect, settings
+    try:
+        yield settings
+    finally:
+        _in_effect = previous

@@ -99,6 +99,7 @@ def test_accept_and_correct_record_feedback_and_update_the_index(env):
     assert [(f.dimension, f.old_id, f.new_id, f.who, f.source) for f in fbs] == [
         ("stage", stored.stage.id, stored.stage.id, "admin", "page"),
         ("fix_pattern", stored.fix_pattern.id, options[0], "admin", "page")]
+    env["engine"].refresh()  # what the worker's engine does at the start of its next job
     item = env["engine"].index.items[env["engine"].index.row_of(("org/repo", 77))]
     assert item.labels.fix_pattern == options[0] and item.status == "confirmed"
     page = client.get("/review", headers=HTML).get_data(as_text=True)
@@ -120,7 +121,8 @@ def test_a_correction_on_the_page_changes_the_next_triage_of_a_similar_issue(env
     stage = env["store"].get_triage("org/repo", 77).triage.stage.id
     choice = "4.11" if stage == "S4" else "unknown"
     assert _decide(client, csrf, "symptom", "correct", choice).status_code == 302
-    after = {s.number: s for s in engine.triage(similar).similar}  # same engine, no reload call
+    engine.refresh()  # the start of the worker's next job: the one place an engine reloads
+    after = {s.number: s for s in engine.triage(similar).similar}  # same engine
     assert after[77].labels.symptom == choice and after[77].status == "confirmed"
     assert before[77].labels.symptom != choice
 
@@ -164,6 +166,7 @@ def test_retrain_reports_and_running_engines_refit(env, capsys):
     old = engine.engine.classifier
     assert cli.main(["retrain", "--index", str(env["index_dir"])]) == 0
     assert "refitted on" in capsys.readouterr().out
+    engine.refresh()  # a running worker's engine, at the start of its next job
     assert engine.engine.classifier is not old
 
 

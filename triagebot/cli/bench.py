@@ -15,6 +15,10 @@ from typing import Any
 
 import numpy as np
 
+from triagebot.engine.dataset import read_labelled
+from triagebot.engine.triage import Engine
+from triagebot.settings import Settings
+
 WARMUP = 5
 STAGES = ("embed", "search")
 
@@ -45,21 +49,16 @@ class _Clock:
         return timed
 
 
-def cmd_bench_triage(args: argparse.Namespace) -> int:
-    from triagebot.engine.dataset import read_labelled
-    from triagebot.settings import default_index
-
+def cmd_bench_triage(args: argparse.Namespace, settings: Settings) -> int:
     records = read_labelled(args.data)
     records = records[: args.limit] if args.limit else records
-    result = bench_triage(args.index or default_index(), records)
+    result = bench_triage(args.index or settings.cli_index, records)
     print(json.dumps(result) if args.json else format_result(result))
     return 0
 
 
 def bench_triage(index_dir: Path, issues: list[Any]) -> dict[str, Any]:
     """Load once, warm up, then time ``Engine.triage`` per issue."""
-    from triagebot.engine.triage import Engine
-
     start = time.perf_counter()
     engine = Engine.load(index_dir)
     load_s = time.perf_counter() - start

@@ -1,6 +1,11 @@
 """Turning any exception that reaches the CLI into one line a user can act on."""
 from __future__ import annotations
 
+from triagebot.cli.issue_file import InputError
+from triagebot.engine.dataset import DataError
+from triagebot.engine.index import IndexError_
+from triagebot.settings import ConfigError
+
 
 class UserError(Exception):
     """A problem with what the user gave us; printed as one line."""
@@ -8,11 +13,6 @@ class UserError(Exception):
 
 def describe(exc: BaseException) -> str:
     """Known, user-caused errors keep their message; anything else names its type too."""
-    from triagebot.cli.issue_file import InputError
-    from triagebot.engine.dataset import DataError
-    from triagebot.engine.index import IndexError_
-    from triagebot.settings import ConfigError
-
     if isinstance(exc, (UserError, DataError, IndexError_, InputError, ConfigError)):
         return " ".join(str(exc).split())  # one line, whatever the message holds
     if isinstance(exc, OSError):

@@ -1,7 +1,8 @@
 """Command line: a thin client over the same objects the service uses.
 
-Every error a user can cause (a missing file, a bad JSON, an index that is not one) ends in one
-line on stderr and exit status 2; nothing prints a traceback."""
+Settings are read here, once, before any command runs (``Settings.from_env``), and handed to the
+command. Every error a user can cause (a missing file, a bad JSON, an index that is not one, a bad
+setting) ends in one line on stderr and exit status 2; nothing prints a traceback."""
 from __future__ import annotations
 
 import argparse
@@ -10,18 +11,30 @@ import logging
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from triagebot import __version__
+from triagebot.cli import bench as cli_bench
 from triagebot.cli import maint as cli_maint
 from triagebot.cli import service as cli_service
-from triagebot.cli.errors import UserError
-from triagebot.settings import default_index
-
-if TYPE_CHECKING:  # the CLI imports the engine lazily so that --help and errors stay instant
-    from triagebot.domain.models import Triage
+from triagebot.cli.errors import UserError, describe
+from triagebot.cli.issue_file import read_issue
+from triagebot.comment import render as comment
+from triagebot.comment.posting import worth_posting
+from triagebot.domain import taxonomy
+from triagebot.domain.models import Triage
+from triagebot.domain.repo_config import RepoConfig
+from triagebot.engine import embed, evaluate
+from triagebot.engine.build import build_index
+from triagebot.engine.crossfit import load_fold_vectors
+from triagebot.engine.dataset import read_labelled
+from triagebot.engine.index import IssueIndex
+from triagebot.learning.live import LiveEngine
+from triagebot.service.assembly import build_engine, renderer
+from triagebot.settings import Settings, in_effect
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
 
@@ -29,13 +42,14 @@ MAX_INPUT_BYTES = 8 * 1024 * 1024
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=os.environ.get("TRIAGEBOT_LOG_LEVEL", "WARNING"),
-                        format="%(levelname)s %(name)s: %(message)s")
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        settings = Settings.from_env()
+        logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
+        with in_effect(settings):
+            return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:
         print("triagebot: interrupted", file=sys.stderr)
         return 130
@@ -43,8 +57,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as exc:  # noqa: BLE001 - the one place a user-facing error becomes a line
-        from triagebot.cli.errors import describe
-
         print(f"triagebot: error: {describe(exc)}", file=sys.stderr)
         return 2
 
@@ -75,25 +87,18 @@ def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
     cli_maint.register_index_actions(index)
 
 
-def cmd_index_build(args: argparse.Namespace) -> int:
-    from triagebot.engine.build import build_index
-    from triagebot.engine.dataset import read_labelled
-    from triagebot.engine.embed import default_embedder
-
+def cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     records = read_labelled(args.data)
     parts, fold_vectors = _fold_vectors(args.fold_vectors, len(records))
-    index, rate = build_index(records, default_embedder(), fold_vectors=fold_vectors, parts=parts)
+    index, rate = build_index(records, embed.default_embedder(settings.embedder),
+                              fold_vectors=fold_vectors, parts=parts)
     index.save(args.out)
     print(f"indexed {len(index)} issues into {args.out} ({rate:.1f} issues/s)")
     return 0
 
 
-def cmd_index_info(args: argparse.Namespace) -> int:
-    from collections import Counter
-
-    from triagebot.engine.index import IssueIndex
-
-    index = IssueIndex.load(args.index or default_index())
+def cmd_index_info(args: argparse.Namespace, settings: Settings) -> int:
+    index = IssueIndex.load(args.index or settings.cli_index)
     repos = Counter(item.repo for item in index.items)
     print(f"{len(index)} issues, embedder {index.embedder_name} ({index.dim} dims)")
     for repo, count in repos.most_common():
@@ -114,42 +119,35 @@ def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
     triage.set_defaults(func=cmd_triage)
 
 
-def cmd_triage(args: argparse.Namespace) -> int:
-    from triagebot.cli.issue_file import read_issue
-    from triagebot.comment import render as comment
-
+def cmd_triage(args: argparse.Namespace, settings: Settings) -> int:
+    """``--comment`` writes exactly the body the service would post (same engine, LLM refiner and
+    renderer, from ``service.assembly``), with no newline added."""
     issue = read_issue(args.file, MAX_INPUT_BYTES)
-    engine = load_engine(args.index, use_llm=args.llm)
+    engine = load_engine(settings, args.index, use_llm=args.llm)
     result = engine.triage(issue)
     if args.json:
         print(json.dumps(triage_json(result), ensure_ascii=False))
     elif args.comment:
-        print(comment.render(result, allowed_repos=frozenset(i.repo for i in engine.index.items)))
+        sys.stdout.write(renderer(settings, engine)(result))
     else:
         print(comment.render_text(result))
     return 0
 
 
-def load_engine(index_dir: Path | None, use_llm: bool = False):  # type: ignore[no-untyped-def]
-    from triagebot.engine.triage import Engine
-
-    refiner = None
-    if use_llm:
-        from triagebot.llm.client import build_refiner
-
-        refiner = build_refiner(os.environ)
-        if refiner is None:
-            raise UserError("--llm needs TRIAGEBOT_LLM_MODEL (and TRIAGEBOT_LLM_BASE_URL or OPENAI_API_KEY)")
-    return Engine.load(index_dir or default_index(), refiner=refiner)
+def load_engine(settings: Settings, index_dir: Path | None, use_llm: bool = False) -> LiveEngine:
+    """The service's engine (``assembly.build_engine``); ``--llm`` without an LLM configured is
+    the user's error, not a silent offline run."""
+    if use_llm and settings.llm is None:
+        raise UserError("--llm needs TRIAGEBOT_LLM_MODEL (and TRIAGEBOT_LLM_BASE_URL or OPENAI_API_KEY)")
+    return build_engine(settings, index_dir, use_llm=use_llm)
 
 
 def triage_json(result: Triage) -> dict[str, Any]:
     """The documented JSON shape of ``triagebot triage --json``."""
-    dims = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
     out: dict[str, Any] = {
         dim: {"id": p.id, "name": p.name, "confidence": p.confidence, "abstained": p.abstained,
               "evidence": p.evidence}
-        for dim in dims for p in [result.prediction(dim)]
+        for dim in taxonomy.ALL_DIMENSIONS for p in [result.prediction(dim)]
     }
     out["similar"] = [
         {"repo": s.repo, "number": s.number, "url": s.url, "title": s.title, "score": s.score,
@@ -181,8 +179,6 @@ def _register_eval(sub) -> None:  # type: ignore[no-untyped-def]
 
 def _renderer(repos: set[str]) -> Callable[[Any], str]:
     """The public comment as the service renders it, for the backtest's lengths."""
-    from triagebot.comment import render as comment
-
     allowed = frozenset(repos)
     return lambda triage: comment.render(triage, allowed_repos=allowed)
 
@@ -191,9 +187,6 @@ def _posting_decision() -> Callable[[Any], bool]:
     """Whether the service would comment at all, under the default ``comment:`` setting
     (``useful``): the function the triage job calls, so ``posted`` and ``comment_chars`` are what
     would be posted."""
-    from triagebot.comment.posting import worth_posting
-    from triagebot.domain.repo_config import RepoConfig
-
     mode = RepoConfig().comment
     return lambda triage: worth_posting(triage, mode)
 
@@ -201,17 +194,13 @@ def _posting_decision() -> Callable[[Any], bool]:
 def _fold_vectors(directory: Path | None, n: int):  # type: ignore[no-untyped-def]
     if directory is None:
         return None, None
-    from triagebot.engine.crossfit import load_fold_vectors
-
     try:
         return load_fold_vectors(directory, n)
     except (OSError, ValueError) as exc:
         raise UserError(f"--fold-vectors: {exc}") from None
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
-    from triagebot.engine import evaluate
-    from triagebot.engine.dataset import read_labelled
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
 
     records = read_labelled(args.data)
     log = (lambda m: None) if args.json else (lambda m: print(m, file=sys.stderr))
@@ -221,16 +210,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
             raise UserError(f"--cv needs 2..{len(records)} folds")
         if args.llm:
             raise UserError("--cv with --llm is not supported; build an index and use --index")
-        from triagebot.engine.embed import default_embedder
-
         parts, fold_vectors = _fold_vectors(args.fold_vectors, len(records))
-        result = evaluate.cross_validate(records, default_embedder(), args.cv, progress=log,
-                                         fold_vectors=fold_vectors, parts=parts,
+        result = evaluate.cross_validate(records, embed.default_embedder(settings.embedder), args.cv,
+                                         progress=log, fold_vectors=fold_vectors, parts=parts,
                                          render=_renderer({r.repo for r in records}),
                                          worth_posting=_posting_decision())
     else:
-        engine = load_engine(args.index, use_llm=args.llm)
-        overlap = sum(engine.index.row_of(r.key) is not None for r in records)
+        engine = load_engine(settings, args.index, use_llm=args.llm)
+        overlap = sum(r.number is not None and engine.index.row_of((r.repo, r.number)) is not None
+                      for r in records)
         if overlap:
             log(f"note: {overlap} of {len(records)} issues are in the index and trained its "
                 "classifier (they are never their own neighbour); use --cv for held-out figures")
@@ -252,7 +240,7 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     lines = [f"n = {result['n']}",
              f"{'dimension':<22}{'n':>5}{'forced':>8}{'acc':>8}{'macroF1':>9}{'kappa':>8}{'cover':>8}"
              f"{'cov.acc':>9}"]
-    for dim in ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific"):
+    for dim in taxonomy.LABEL_DIMENSIONS:
         m = result[dim]
         lines.append(f"{dim:<22}{m['n']:>5}{m['forced_accuracy']:>8.3f}{m['accuracy']:>8.3f}{m['macro_f1']:>9.3f}"
                      f"{m['kappa']:>8.3f}{m['coverage']:>8.3f}{m['covered_accuracy']:>9.3f}")
@@ -282,15 +270,9 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
     return "\n".join(lines)
 
 
-def _register_bench(sub) -> None:  # type: ignore[no-untyped-def]
-    from triagebot.cli.bench import register
-
-    register(sub)
-
-
 _COMMANDS: list[Callable] = [  # type: ignore[type-arg]
     _register_index, _register_triage, _register_eval, cli_service.register, cli_maint.register,
-    _register_bench,
+    cli_bench.register,
 ]
 
 

@@ -2,11 +2,26 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from triagebot import settings as settings_module
+from triagebot.cli.errors import UserError
+from triagebot.cli.service import database_url, dead_letter_lines
+from triagebot.github import client as github
+from triagebot.learning import live as learning
+from triagebot.learning.sync import Syncer, default_state_path
+from triagebot.llm.client import refiner_for
+from triagebot.review import data as review_data
+from triagebot.review import report
+from triagebot.service.assembly import prepare_index
+from triagebot.settings import Settings
+from triagebot.store.queue import Queue
+from triagebot.store.records import Store
+from triagebot.text import sanitize
 
 REPO_HELP = "OWNER/NAME of the repository"
 
@@ -35,18 +50,13 @@ def register(sub: Any) -> None:
     retrain.set_defaults(func=cmd_retrain)
 
 
-def _index_dir(given: Path | None) -> Path:
+def _index_dir(given: Path | None, settings: Settings) -> Path:
     """The index ``sync`` and ``retrain`` write: the service's live index (TRIAGEBOT_INDEX, else
     TRIAGEBOT_DATA_DIR/index seeded from the shipped one), never the package's own folder."""
-    from triagebot.service.wiring import prepare_index
-    from triagebot.settings import Settings
-
-    return given or prepare_index(Settings.from_env())
+    return given or prepare_index(settings)
 
 
 def _since(value: str | None) -> datetime | None:
-    from triagebot.cli.errors import UserError
-
     if value is None:
         return None
     try:
@@ -55,70 +65,44 @@ def _since(value: str | None) -> datetime | None:
         raise UserError(f"--since: {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def port_for_repo(repo: str) -> Any:
+def port_for_repo(repo: str, settings: Settings) -> Any:
     """A GitHubPort for ``repo``: a configured token, else the App's installation on it."""
-    from triagebot.github import client as github
-    from triagebot.settings import Settings
-
-    return github.port_for_repo(Settings.from_env(), repo)
+    return github.port_for_repo(settings, repo)
 
 
-def cmd_sync(args: argparse.Namespace) -> int:
-    from triagebot.cli.errors import UserError
-    from triagebot.learning.live import LiveEngine
-    from triagebot.learning.sync import Syncer, default_state_path
-    from triagebot.store.records import Store
-    from triagebot.text import sanitize
-
+def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
     if not sanitize.valid_repo(args.repo):
         raise UserError(f"--repo: {args.repo!r} is not OWNER/NAME")
-    index_dir = _index_dir(args.index)
-    engine = LiveEngine.load(index_dir)
+    index_dir = _index_dir(args.index, settings)
+    engine = learning.LiveEngine.load(index_dir)
     store = Store(args.db) if args.db else None
     state_file = args.state_file or default_state_path(index_dir, args.repo)
-    syncer = Syncer(port_for_repo(args.repo), engine, args.repo, state_file, since=_since(args.since),
+    syncer = Syncer(port_for_repo(args.repo, settings), engine, args.repo, state_file, since=_since(args.since),
                     store=store, progress=lambda m: print(m, file=sys.stderr, flush=True),
-                    summarize=_scoped(_summarizer(), args.repo),
-                    llm_private_repos=_llm_private_repos())
+                    summarize=_scoped(_summarizer(settings), args.repo),
+                    llm_private_repos=settings.llm_private_repos)
     state = syncer.run()
     print(f"{args.repo}: {state.ingested} issues indexed ({state.confirmed} confirmed, "
           f"{state.predicted} predicted), {state.skipped} already known; index {index_dir}")
     return 0
 
 
-def _summarizer() -> Any:
+def _summarizer(settings: Settings | None = None) -> Any:
     """The LLM's resolution summaries when an LLM is configured; None keeps the offline extract.
     The syncer asks only where the repository consents (``domain.visibility.llm_allowed``)."""
-    from triagebot.llm.client import build_refiner
-
-    llm = build_refiner(os.environ)
+    llm = refiner_for((settings or settings_module.current()).llm)
     return llm.summarize_resolution if llm is not None else None
 
 
 def _scoped(summarize: Any, repo: str) -> Any:
     """Cached answers scoped to ``repo``, so that removing it from the App deletes them."""
-    from functools import partial
-
     return partial(summarize, repo=repo) if summarize is not None else None
 
 
-def _llm_private_repos() -> Any:
-    from triagebot.settings import Settings
-
-    return Settings.from_env().llm_private_repos
-
-
-def cmd_report(args: argparse.Namespace) -> int:
-    from triagebot.cli.errors import UserError
-    from triagebot.cli.service import database_url, dead_letter_lines
-    from triagebot.review import data as review_data
-    from triagebot.review import report
-    from triagebot.store.queue import Queue
-    from triagebot.store.records import Store
-
+def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     if args.dimension not in review_data.DIMENSIONS:
         raise UserError(f"--dimension must be one of {', '.join(review_data.DIMENSIONS)}")
-    store = Store(database_url(args.db))
+    store = Store(database_url(args.db, settings))
     data = review_data.stats(store, args.dimension)
     print(report.text_report(data))
     print("\n".join(dead_letter_lines(Queue(store.db))))
@@ -131,10 +115,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_retrain(args: argparse.Namespace) -> int:
-    from triagebot.learning import live as learning
-
-    index_dir = _index_dir(args.index)
+def cmd_retrain(args: argparse.Namespace, settings: Settings) -> int:
+    index_dir = _index_dir(args.index, settings)
     engine = learning.LiveEngine.load(index_dir)
     result = learning.retrain(engine, index_dir)  # running workers refit on their next triage
     print(f"refitted on {result['issues']} issues ({result['confirmed']} confirmed, "

@@ -1,11 +1,17 @@
-"""CLI commands of the GitHub App service: ``serve``, ``worker``, ``reconcile``, ``requeue``.
-Settings are read from the environment here, once, when the command runs."""
+"""CLI commands of the GitHub App service: ``serve``, ``worker``, ``reconcile``, ``requeue``. They
+get the settings ``cli.main`` read from the environment, once, before the command ran."""
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
-from typing import Any
+
+from triagebot.cli.errors import UserError
+from triagebot.github.client import app_client
+from triagebot.service import wiring
+from triagebot.service.housekeeping import redeliver_failed
+from triagebot.settings import ConfigError, Settings
+from triagebot.store.db import Database
+from triagebot.store.queue import Queue
 
 
 def register(sub) -> None:  # type: ignore[no-untyped-def]
@@ -29,29 +35,18 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
     requeue.set_defaults(func=cmd_requeue)
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from triagebot.service.wiring import serve
-    from triagebot.settings import Settings
-
-    serve(Settings.from_env(), host=args.host, port=args.port, workers=args.workers)
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    wiring.serve(settings, host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
-def cmd_worker(args: argparse.Namespace) -> int:
-    from triagebot.service.wiring import work
-    from triagebot.settings import Settings
-
-    work(Settings.from_env(), count=args.workers)
+def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    wiring.work(settings, count=args.workers)
     return 0
 
 
-def cmd_reconcile(args: argparse.Namespace) -> int:
+def cmd_reconcile(args: argparse.Namespace, settings: Settings) -> int:
     """GitHub does not redeliver failed deliveries by itself; this does, within its 3-day window."""
-    from triagebot.github.client import app_client
-    from triagebot.service.housekeeping import redeliver_failed
-    from triagebot.settings import ConfigError, Settings
-
-    settings = Settings.from_env()
     if not (settings.app_id and settings.private_key.get_secret_value()):
         raise ConfigError("reconcile needs TRIAGEBOT_APP_ID and TRIAGEBOT_PRIVATE_KEY(_PATH)")
     failed = redeliver_failed(app_client(settings), dry_run=args.dry_run)
@@ -62,18 +57,16 @@ def cmd_reconcile(args: argparse.Namespace) -> int:
     return 0
 
 
-def database_url(given: str | None) -> str:
+def database_url(given: str | None, settings: Settings) -> str:
     """The service's database (``--db``, else TRIAGEBOT_DB); a SQLite file must already exist,
     so a typo never creates an empty database that reports nothing."""
-    from triagebot.cli.errors import UserError
-
-    db = given or os.environ.get("TRIAGEBOT_DB") or "triagebot.sqlite3"
+    db = given or settings.db
     if "://" not in db and not Path(db).is_file():
         raise UserError(f"no database at {db} (give --db or set TRIAGEBOT_DB)")
     return db
 
 
-def dead_letter_lines(queue: Any, limit: int = 20) -> list[str]:
+def dead_letter_lines(queue: Queue, limit: int = 20) -> list[str]:
     """Dead-lettered jobs for ``triagebot report``: how many, the newest ``limit`` with their
     last error, and how to re-queue them."""
     dead = queue.jobs("dead")
@@ -87,15 +80,11 @@ def dead_letter_lines(queue: Any, limit: int = 20) -> list[str]:
     return lines
 
 
-def cmd_requeue(args: argparse.Namespace) -> int:
+def cmd_requeue(args: argparse.Namespace, settings: Settings) -> int:
     """Dead letters are kept with their last error; once the cause is gone they can run again."""
-    from triagebot.cli.errors import UserError
-    from triagebot.store.db import Database
-    from triagebot.store.queue import Queue
-
     if args.all == bool(args.job_ids):
         raise UserError("requeue: give JOB_ID... or --all (not both)")
-    queue = Queue(Database(database_url(args.db)))
+    queue = Queue(Database(database_url(args.db, settings)))
     outcome = queue.requeue(None if args.all else args.job_ids)
     for job_id in outcome["superseded"]:
         print(f"job {job_id}: cancelled, a queued job for the same issue will do its work")

@@ -52,7 +52,7 @@ def _stated(triage: Triage, dimension: str) -> bool:
 
 def _choice(triage: Triage, dimension: str) -> str:
     pred = triage.prediction(dimension)
-    if dimension in ("distributed_specific", "is_bug"):
+    if dimension in taxonomy.FLAGS:
         value = sanitize.plain(pred.id, 20)
     else:
         value = f"{taxonomy.name(dimension, pred.id)} ({sanitize.plain(pred.id, 10)})"

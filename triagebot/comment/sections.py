@@ -238,7 +238,7 @@ def quotes_report(triage: Triage) -> bool:
 
 def _neighbour_agreement(triage: Triage, dimension: str) -> str:
     """"3 of 5 similar issues agree" when at least two neighbours share the predicted id."""
-    if dimension not in ("stage", "symptom", "root_cause", "fix_pattern") or not triage.similar:
+    if dimension not in taxonomy.DIMENSIONS or not triage.similar:
         return ""
     label_id = triage.prediction(dimension).id
     same = sum(getattr(s.labels, dimension) == label_id for s in triage.similar)

@@ -15,6 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from triagebot.domain import taxonomy
+from triagebot.domain.environment import extract
 from triagebot.domain.models import Environment
 from triagebot.domain.signatures import FIX_OF_ROOT_CAUSE, SIGNALS
 from triagebot.text.signal import error_lines
@@ -267,8 +268,6 @@ def facts(text: str, dimension: str, label_id: str) -> list[str]:
 
 @lru_cache(maxsize=8)
 def _environment(text: str) -> Environment:
-    from triagebot.domain.environment import extract  # local: only evidence needs it, and rarely
-
     return extract(text)
 
 

@@ -14,7 +14,15 @@ from triagebot.domain.descriptions import DESCRIPTIONS, FIX_ADVICE  # noqa: F401
 
 UNKNOWN = "unknown"
 
+# The dimensions, owned here and nowhere else. ``DIMENSIONS`` are the taxonomy's own four (each
+# has ids and names below); a triage also answers two yes/no questions (``FLAGS``). An indexed
+# issue's labels carry the four plus ``distributed_specific`` (``is_bug`` is a field of its own).
 DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
+FLAGS = ("distributed_specific", "is_bug")
+LABEL_DIMENSIONS = DIMENSIONS + ("distributed_specific",)
+ALL_DIMENSIONS = DIMENSIONS + FLAGS
+AFTER_STAGE = DIMENSIONS[1:]  # the ids a confident stage is followed by (labels, corrections)
+IN_STAGE = ("symptom", "root_cause")  # each id of these belongs to one stage (the hierarchy)
 
 
 @dataclass(frozen=True)
@@ -161,7 +169,7 @@ def in_stage(dimension: str, stage_id: str) -> list[str]:
 def is_valid(dimension: str, label_id: str) -> bool:
     """True for a known id of the dimension or ``unknown`` (not for stages, which are never unknown)."""
     if label_id == UNKNOWN:
-        return dimension in ("root_cause", "fix_pattern", "symptom")
+        return dimension in AFTER_STAGE
     return label_id in BY_DIMENSION[dimension]
 
 

@@ -26,9 +26,9 @@ import numpy as np
 from triagebot.domain import taxonomy
 from triagebot.domain.models import IndexedIssue
 
-DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
-BINARY = ("distributed_specific", "is_bug")
-HIERARCHICAL = ("symptom", "root_cause")
+DIMENSIONS = taxonomy.ALL_DIMENSIONS
+BINARY = taxonomy.FLAGS
+HIERARCHICAL = taxonomy.IN_STAGE
 # Inverse regularisation per dimension, chosen on 5-fold CV of the shared data.
 C = {"stage": 0.05, "symptom": 0.05, "root_cause": 0.2, "fix_pattern": 0.2,
      "distributed_specific": 0.2, "is_bug": 0.2}

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path
+from triagebot import settings
+from triagebot.engine.embed_onnx import OnnxEmbedder
+from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path, quiet_offline_libraries
 
 
 class Embedder(Protocol):
@@ -37,11 +39,7 @@ class MiniLMEmbedder:
     dim = DIM
 
     def __init__(self, model_path: str | None = None, cache_size: int = 4096) -> None:
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        quiet_offline_libraries()
         from sentence_transformers import SentenceTransformer
 
         self._model = SentenceTransformer(model_path or bundled_model_path(), device="cpu")
@@ -98,16 +96,16 @@ DEFAULT_BACKEND = "onnx-int8"  # measured in bench/README.md: same CV figures, ~
 FAMILY = {MODEL_NAME, f"{MODEL_NAME}+onnx", f"{MODEL_NAME}+onnx-int8"}
 
 
-def default_embedder(backend: str | None = None) -> Embedder:
-    """all-MiniLM-L6-v2 on ``backend``, else ``TRIAGEBOT_EMBEDDER``, else ``DEFAULT_BACKEND``."""
-    choice = backend or os.environ.get("TRIAGEBOT_EMBEDDER") or DEFAULT_BACKEND
+def default_embedder(backend: str | None = None, cache: Path | None = None) -> Embedder:
+    """all-MiniLM-L6-v2 on ``backend``, else the configured one (``Settings.embedder``, from
+    TRIAGEBOT_EMBEDDER), else ``DEFAULT_BACKEND``; ONNX graphs in ``cache`` (else the configured
+    ``Settings.cache_dir``)."""
+    choice = backend or settings.current().embedder or DEFAULT_BACKEND
     if choice == "torch":
         return MiniLMEmbedder()
     if choice in ("onnx", "onnx-int8"):
         try:
-            from triagebot.engine.embed_onnx import OnnxEmbedder
-
-            return OnnxEmbedder(choice)
+            return OnnxEmbedder(choice, cache=cache)
         except (ImportError, OSError, RuntimeError) as exc:  # no onnxruntime, export failed, ...
             logging.getLogger(__name__).warning(
                 "ONNX embedder unavailable (%s); using the torch model", " ".join(str(exc).split())[:200])
@@ -115,13 +113,13 @@ def default_embedder(backend: str | None = None) -> Embedder:
     raise ValueError(f"TRIAGEBOT_EMBEDDER must be one of {', '.join(BACKENDS)}, not {choice!r}")
 
 
-def load_embedder(name: str) -> Embedder:
+def load_embedder(name: str, backend: str | None = None, cache: Path | None = None) -> Embedder:
     """An embedder for an index built with embedder ``name`` (recorded in its manifest).
 
     The torch and ONNX runs of all-MiniLM-L6-v2 give vectors within cosine 0.99 of each other, so
-    an index built with any of them is queried with the configured backend."""
+    an index built with any of them is queried with ``backend`` (else the configured one)."""
     if name == HashingEmbedder.name:
         return HashingEmbedder()
     if name in FAMILY:
-        return default_embedder()
+        return default_embedder(backend, cache)
     raise ValueError(f"unknown embedder {name!r}")

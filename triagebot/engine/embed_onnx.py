@@ -18,17 +18,18 @@ from pathlib import Path
 
 import numpy as np
 
-from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path
+from triagebot import settings
+from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path, quiet_offline_libraries
 
 MAX_TOKENS = 256
 BATCH = 32
 VARIANTS = ("onnx", "onnx-int8")
 
 
-def cache_dir() -> Path:
-    """``TRIAGEBOT_CACHE`` or ``~/.cache/triagebot``: where exported graphs live."""
-    root = os.environ.get("TRIAGEBOT_CACHE") or Path.home() / ".cache" / "triagebot"
-    return Path(root)
+def cache_dir(given: Path | None = None) -> Path:
+    """Where exported graphs live: ``given``, else the configured cache (``Settings.cache_dir``,
+    from TRIAGEBOT_CACHE), else ``~/.cache/triagebot``."""
+    return given or settings.current().cache_dir or Path.home() / ".cache" / "triagebot"
 
 
 def _model_key(model_path: str) -> str:
@@ -38,9 +39,9 @@ def _model_key(model_path: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
-def graph_path(model_path: str, variant: str) -> Path:
+def graph_path(model_path: str, variant: str, cache: Path | None = None) -> Path:
     """The ONNX file of ``variant`` for these weights, exporting/quantising it on first use."""
-    folder = cache_dir() / "onnx" / _model_key(model_path)
+    folder = cache_dir(cache) / "onnx" / _model_key(model_path)
     fp32 = folder / "model.onnx"
     if not fp32.exists():
         _atomic_write(fp32, lambda tmp: export_fused(model_path, tmp))
@@ -66,9 +67,7 @@ def _atomic_write(target: Path, produce) -> None:  # type: ignore[no-untyped-def
 
 
 def _quiet_load(model_path: str, **kwargs):  # type: ignore[no-untyped-def]
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    quiet_offline_libraries()
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
 
@@ -151,7 +150,8 @@ class OnnxEmbedder:
     dim = DIM
 
     def __init__(self, variant: str = "onnx-int8", model_path: str | None = None,
-                 cache_size: int = 4096, threads: int | None = None) -> None:
+                 cache_size: int = 4096, threads: int | None = None,
+                 cache: Path | None = None) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
         import onnxruntime as ort
@@ -166,7 +166,7 @@ class OnnxEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(str(graph_path(model_path, variant)), options,
+        self._session = ort.InferenceSession(str(graph_path(model_path, variant, cache)), options,
                                              providers=["CPUExecutionProvider"])
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size

@@ -10,19 +10,25 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from triagebot.domain import missing, rules, taxonomy
-from triagebot.domain.models import LabelledIssue, Triage
+from triagebot.domain.models import Issue, LabelledIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.engine import crossfit, relevance
 from triagebot.engine.analysis import Analysed, analyse_many, stack
 from triagebot.engine.embed import Embedder
-from triagebot.engine.triage import Engine, predict
+from triagebot.engine.triage import predict
 
-EVAL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
+EVAL_DIMENSIONS = taxonomy.LABEL_DIMENSIONS
+
+
+class Triager(Protocol):
+    """What ``evaluate_on_index`` needs: an ``Engine``, or the CLI's ``LiveEngine`` wrapping one."""
+
+    def triage(self, issue: Issue) -> Triage: ...
 
 
 def truth(record: LabelledIssue, dimension: str) -> str | None:
@@ -97,7 +103,7 @@ def _hit_at_5(records: Sequence[LabelledIssue], triages: Sequence[Triage]) -> fl
     return round(sum(hits) / len(hits), 4) if hits else 0.0
 
 
-def evaluate_on_index(engine: Engine, records: Sequence[LabelledIssue],
+def evaluate_on_index(engine: Triager, records: Sequence[LabelledIssue],
                       render: Callable[[Triage], str] | None = None,
                       worth_posting: Callable[[Triage], bool] | None = None) -> dict[str, Any]:
     """Triage each record with title and body only, never retrieving the record itself."""
@@ -232,7 +238,7 @@ def baselines(records: Sequence[LabelledIssue], analysed: Sequence[Analysed], k:
     """Majority class (learned per fold) and the keyword-rule classifier, never abstaining."""
     out: dict = {}  # type: ignore[type-arg]
     rule_guesses = [rules.classify(a.full, a.env) for a in analysed]
-    for dim in ("stage", "symptom", "root_cause", "fix_pattern"):
+    for dim in taxonomy.DIMENSIONS:
         majority_pairs, rule_pairs = [], []
         for test_rows in crossfit.folds(len(records), k):
             test = set(test_rows)

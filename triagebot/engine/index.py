@@ -28,6 +28,7 @@ from pathlib import Path
 import faiss
 import numpy as np
 
+from triagebot.domain import rules
 from triagebot.domain.models import IndexedIssue
 from triagebot.engine.ann import VectorSearch
 from triagebot.engine.calibration import FILE as CALIBRATION_FILE
@@ -248,8 +249,6 @@ class IssueIndex:
 def rules_signature() -> str:
     """Identifies the rule-feature layout: an index's stored features are only meaningful to the
     classifier when they were computed by the same rules (bodies are not kept to recompute them)."""
-    from triagebot.domain import rules
-
     return hashlib.sha256("\n".join(rules.FEATURE_NAMES).encode()).hexdigest()[:16]
 
 

@@ -7,24 +7,24 @@ Choices that differ from PyGithub's defaults, and why (RELIABILITY 18-29):
   reschedules the job rather than a worker sleeping past its timeout;
 - installation tokens are refreshed 5 minutes before expiry (PyGithub: 20 s), tolerating clock
   skew between us and GitHub, and on an injectable clock so expiry can be tested;
-- objects are built lazily, so reading an issue is one GET and writing a comment one POST."""
+- objects are built lazily, so reading an issue is one GET and writing a comment one POST.
+
+PyGithub (with requests and urllib3 under it) is a heavy package, a third of a second to import,
+which ``triagebot --help`` and every offline command would pay at start-up: it is imported by
+``_pygithub()`` on the first call that talks to GitHub, and our subclasses of its retry and auth
+classes are built there too (they cannot exist before their bases)."""
 from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
-
-import requests
-from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
-from github.GithubException import RateLimitExceededExceedsMaxWait
-from github.Requester import Requester
-from urllib3 import Retry
-from urllib3.exceptions import MaxRetryError
 
 from triagebot.github import deliveries, restjson
 from triagebot.github.errors import GitHubError, NotFound, RateLimited, TransientError, WritesPaced
@@ -32,6 +32,12 @@ from triagebot.github.port import CommentState, IssueState, RepoInfo
 from triagebot.github.ratelimit import QuotaTracker, WritePacer, rate_limit_wait
 from triagebot.github.restjson import setting
 from triagebot.text import secrets as redact
+
+if TYPE_CHECKING:  # annotations only; ``_pygithub()`` imports PyGithub when it is first needed
+    import requests
+    from github import Auth, Github, GithubException, GithubIntegration
+    from github.GithubException import RateLimitExceededExceedsMaxWait
+    from urllib3 import Retry
 
 DEFAULT_API = "https://api.github.com"
 TOKEN_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
@@ -43,45 +49,130 @@ REPO_CACHE_S = 300.0  # a repo's config file and label list are re-read at most 
 Clock = Callable[[], float]
 
 
-class _Retry(GithubRetry):
-    """GithubRetry for idempotent methods only, with every wait bounded and on an injectable sleep."""
+@dataclass(frozen=True)
+class _PyGithub:
+    """PyGithub's names this module uses, and our subclasses of its classes (``_pygithub()``)."""
 
-    def __init__(self, sleep: Callable[[float], None] = time.sleep, clock: Clock = time.time,
-                 **kwargs: Any) -> None:
-        self._sleep_fn, self._clock = sleep, clock
-        self._forced_wait: float | None = None
-        super().__init__(**kwargs)
+    Auth: Any  # the module github.Auth
+    Github: type[Github]
+    GithubIntegration: type[GithubIntegration]
+    GithubException: type[GithubException]
+    RateLimitExceededExceedsMaxWait: type[RateLimitExceededExceedsMaxWait]
+    RequestException: type[requests.RequestException]  # a connection failure under PyGithub
+    Retry: Any  # ours: GithubRetry for idempotent methods only, bounded waits, injectable sleep
+    AppAuth: Any  # ours: the App's JWT on an injectable clock
+    InstallationAuth: Any  # ours: one cached installation token, refreshed early
 
-    def new(self, **kw: Any) -> _Retry:
-        kw.update(sleep=self._sleep_fn, clock=self._clock)
-        return super().new(**kw)
 
-    def increment(self, method: str | None = None, url: str | None = None,  # type: ignore[override]
-                  response: Any = None, error: Exception | None = None, _pool: Any = None,
-                  _stacktrace: Any = None) -> Retry:
-        if response is None or response.status not in (403, 429):
-            return super().increment(method, url, response, error, _pool, _stacktrace)
-        status, headers = response.status, dict(response.headers)
-        body = (restjson.parse_body(self.get_content(response, url or ""))
-                if restjson.needs_body(status, headers) else None)
-        wait = rate_limit_wait(status, headers, restjson.message_of(body), self._clock())
-        exceeded = RateLimitExceededExceedsMaxWait(status, body, headers, wait=wait)
-        try:
-            if wait is None:  # a permission 403: retrying cannot help
-                raise Requester.createException(status, headers, body)  # type: ignore[arg-type]
-            if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
-                raise exceeded
-            retry = Retry.increment(self, method, url, response, error, _pool, _stacktrace)
-        except (MaxRetryError, GithubException) as exc:
-            _release(response)  # urllib3 only returns the connection when we do not raise
-            raise (exceeded if isinstance(exc, MaxRetryError) else exc) from None
-        retry._forced_wait = wait
-        return retry
+class _Token(Protocol):
+    """Our installation auth as the port sees it: a token that can be dropped (401) and closed."""
 
-    def sleep(self, response: Any = None) -> None:
-        wait = self._forced_wait if self._forced_wait is not None else self.get_backoff_time()
-        if wait > 0:
-            self._sleep_fn(wait)
+    def invalidate(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@functools.cache
+def _pygithub() -> _PyGithub:
+    """Import PyGithub (heavy, see the module docstring) and build our subclasses, once."""
+    import requests
+    from github import Auth, Github, GithubException, GithubIntegration, GithubRetry
+    from github.GithubException import RateLimitExceededExceedsMaxWait
+    from github.Requester import Requester
+    from urllib3 import Retry
+    from urllib3.exceptions import MaxRetryError
+
+    class _Retry(GithubRetry):
+        """GithubRetry for idempotent methods only, with every wait bounded and on an injectable sleep."""
+
+        def __init__(self, sleep: Callable[[float], None] = time.sleep, clock: Clock = time.time,
+                     **kwargs: Any) -> None:
+            self._sleep_fn, self._clock = sleep, clock
+            self._forced_wait: float | None = None
+            super().__init__(**kwargs)
+
+        def new(self, **kw: Any) -> _Retry:
+            kw.update(sleep=self._sleep_fn, clock=self._clock)
+            return super().new(**kw)
+
+        def increment(self, method: str | None = None, url: str | None = None,  # type: ignore[override]
+                      response: Any = None, error: Exception | None = None, _pool: Any = None,
+                      _stacktrace: Any = None) -> Retry:
+            if response is None or response.status not in (403, 429):
+                return super().increment(method, url, response, error, _pool, _stacktrace)
+            status, headers = response.status, dict(response.headers)
+            body = (restjson.parse_body(self.get_content(response, url or ""))
+                    if restjson.needs_body(status, headers) else None)
+            wait = rate_limit_wait(status, headers, restjson.message_of(body), self._clock())
+            exceeded = RateLimitExceededExceedsMaxWait(status, body, headers, wait=wait)
+            try:
+                if wait is None:  # a permission 403: retrying cannot help
+                    raise Requester.createException(status, headers, body)  # type: ignore[arg-type]
+                if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
+                    raise exceeded
+                retry = Retry.increment(self, method, url, response, error, _pool, _stacktrace)
+            except (MaxRetryError, GithubException) as exc:
+                _release(response)  # urllib3 only returns the connection when we do not raise
+                raise (exceeded if isinstance(exc, MaxRetryError) else exc) from None
+            retry._forced_wait = wait
+            return retry
+
+        def sleep(self, response: Any = None) -> None:
+            wait = self._forced_wait if self._forced_wait is not None else self.get_backoff_time()
+            if wait > 0:
+                self._sleep_fn(wait)
+
+    class _AppAuth(Auth.AppAuth):
+        """App JWT (RS256, iat = now-60, exp = now+300) computed on the injected clock."""
+
+        def __init__(self, app_id: int | str, private_key: str, clock: Clock = time.time) -> None:
+            super().__init__(app_id, private_key)
+            self._clock = clock
+
+        def create_jwt(self, expiration: int | None = None) -> str:
+            now = int(self._clock())
+            payload = {"iat": now + self._jwt_issued_at,
+                       "exp": now + (expiration or self._jwt_expiry), "iss": self._app_id}
+            signed = self._sign_func(payload)  # type: ignore[misc]
+            return signed.decode() if isinstance(signed, bytes) else signed
+
+    class _InstallationAuth(Auth.Auth):
+        """Caches one installation token and mints a new one TOKEN_REFRESH_MARGIN before expiry."""
+
+        def __init__(self, integration: GithubIntegration, installation_id: int,
+                     permissions: dict[str, str] | None, clock: Clock = time.time) -> None:
+            self._integration, self._installation_id = integration, installation_id
+            self._permissions, self._clock = permissions, clock
+            self._cached: Any = None
+            self._lock = threading.Lock()
+
+        token_type = "token"
+
+        @property
+        def token(self) -> str:
+            with self._lock:
+                if self._cached is None or self._stale():
+                    self._cached = self._integration.get_access_token(
+                        self._installation_id, permissions=self._permissions)
+                return self._cached.token
+
+        def _stale(self) -> bool:
+            now = datetime.fromtimestamp(self._clock(), timezone.utc)
+            return self._cached.expires_at - TOKEN_REFRESH_MARGIN <= now
+
+        def invalidate(self) -> None:
+            self._cached = None
+
+        def close(self) -> None:
+            self._integration.close()
+
+        _masked_token = "token (installation token removed)"
+
+    return _PyGithub(Auth=Auth, Github=Github, GithubIntegration=GithubIntegration,
+                     GithubException=GithubException,
+                     RateLimitExceededExceedsMaxWait=RateLimitExceededExceedsMaxWait,
+                     RequestException=requests.RequestException, Retry=_Retry, AppAuth=_AppAuth,
+                     InstallationAuth=_InstallationAuth)
 
 
 def _release(response: Any) -> None:
@@ -90,88 +181,42 @@ def _release(response: Any) -> None:
 
 
 def make_retry(sleep: Callable[[float], None] = time.sleep, clock: Clock = time.time,
-               max_rate_limit_wait: float = MAX_RATE_LIMIT_WAIT) -> _Retry:
+               max_rate_limit_wait: float = MAX_RATE_LIMIT_WAIT) -> Retry:
     """3 retries with exponential backoff for GET/DELETE on 5xx/429/rate-limit 403; never POST/PATCH."""
-    return _Retry(sleep=sleep, clock=clock, total=3, backoff_factor=0.5, backoff_max=8,
+    retry: Retry = _pygithub().Retry(sleep=sleep, clock=clock, total=3, backoff_factor=0.5, backoff_max=8,
                   status_forcelist=[429, 500, 502, 503, 504], raise_on_status=False,
                   allowed_methods=frozenset({"GET", "HEAD", "DELETE", "PUT", "OPTIONS"}),
                   respect_retry_after_header=True, max_rate_limit_wait=max_rate_limit_wait)
-
-
-class _AppAuth(Auth.AppAuth):
-    """App JWT (RS256, iat = now-60, exp = now+300) computed on the injected clock."""
-
-    def __init__(self, app_id: int | str, private_key: str, clock: Clock = time.time) -> None:
-        super().__init__(app_id, private_key)
-        self._clock = clock
-
-    def create_jwt(self, expiration: int | None = None) -> str:
-        now = int(self._clock())
-        payload = {"iat": now + self._jwt_issued_at,
-                   "exp": now + (expiration or self._jwt_expiry), "iss": self._app_id}
-        signed = self._sign_func(payload)  # type: ignore[misc]
-        return signed.decode() if isinstance(signed, bytes) else signed
-
-
-class _InstallationAuth(Auth.Auth):
-    """Caches one installation token and mints a new one TOKEN_REFRESH_MARGIN before expiry."""
-
-    def __init__(self, integration: GithubIntegration, installation_id: int,
-                 permissions: dict[str, str] | None, clock: Clock = time.time) -> None:
-        self._integration, self._installation_id = integration, installation_id
-        self._permissions, self._clock = permissions, clock
-        self._cached: Any = None
-        self._lock = threading.Lock()
-
-    token_type = "token"
-
-    @property
-    def token(self) -> str:
-        with self._lock:
-            if self._cached is None or self._stale():
-                self._cached = self._integration.get_access_token(
-                    self._installation_id, permissions=self._permissions)
-            return self._cached.token
-
-    def _stale(self) -> bool:
-        now = datetime.fromtimestamp(self._clock(), timezone.utc)
-        return self._cached.expires_at - TOKEN_REFRESH_MARGIN <= now
-
-    def invalidate(self) -> None:
-        self._cached = None
-
-    def close(self) -> None:
-        self._integration.close()
-
-    _masked_token = "token (installation token removed)"
+    return retry
 
 
 def translate(exc: GithubException, now: float) -> GitHubError:
     """PyGithub exception -> triagebot.github.errors, using GitHub's own wait rules for rate limits."""
-    if isinstance(exc, RateLimitExceededExceedsMaxWait) and exc.wait is not None:
+    if isinstance(exc, _pygithub().RateLimitExceededExceedsMaxWait) and exc.wait is not None:
         return RateLimited(f"GitHub rate limit ({exc.status})", retry_after=exc.wait)
     return restjson.error_for(exc.status, exc.headers or {}, exc.data, now)
 
 
 @contextlib.contextmanager
-def _mapped(clock: Clock, auth: _InstallationAuth | None = None) -> Iterator[None]:
+def _mapped(clock: Clock, auth: _Token | None = None) -> Iterator[None]:
     """Turn PyGithub/requests failures into triagebot.github.errors; a rejected token is dropped."""
+    pygithub = _pygithub()
     try:
         yield
-    except GithubException as exc:
+    except pygithub.GithubException as exc:
         if exc.status == 401 and auth is not None:
             auth.invalidate()
         raise translate(exc, clock()) from None
-    except requests.RequestException as exc:
+    except pygithub.RequestException as exc:
         raise TransientError(f"GitHub unreachable: {type(exc).__name__}") from None
 
 
-def _app_auth(settings: Any, clock: Clock) -> tuple[str, _AppAuth]:
+def _app_auth(settings: Any, clock: Clock) -> tuple[str, Auth.AppAuth]:
     """(API base URL, App JWT auth) from settings with app_id, private_key, github_api_url."""
     redact.install()
     base_url = setting(settings, "github_api_url", "github_base_url", default=DEFAULT_API)
-    return base_url, _AppAuth(setting(settings, "app_id", "github_app_id"),
-                              setting(settings, "private_key", "github_private_key"), clock)
+    return base_url, _pygithub().AppAuth(setting(settings, "app_id", "github_app_id"),
+                                         setting(settings, "private_key", "github_private_key"), clock)
 
 
 def _client_kwargs(base_url: str, retry: Retry, per_page: int = 100) -> dict[str, Any]:
@@ -193,7 +238,7 @@ class PyGithubPort:
 
     def __init__(self, gh: Github, installation_id: int, *, pacer: WritePacer | None = None,
                  quota: QuotaTracker | None = None, clock: Clock = time.time,
-                 auth: _InstallationAuth | None = None, max_in_flight: int = MAX_IN_FLIGHT) -> None:
+                 auth: _Token | None = None, max_in_flight: int = MAX_IN_FLIGHT) -> None:
         self._gh, self.installation_id = gh, installation_id
         self._pacer, self._quota, self._clock, self._auth = pacer, quota, clock, auth
         self._cache: dict[tuple[str, ...], tuple[float, Any]] = {}
@@ -333,9 +378,10 @@ def installation_port(settings: Any, installation_id: int, *, clock: Clock = tim
     ``installation.id``). ``settings`` needs app_id, private_key, github_api_url."""
     base_url, app_auth = _app_auth(settings, clock)
     kwargs = _client_kwargs(base_url, make_retry(sleep, clock))
-    auth = _InstallationAuth(GithubIntegration(auth=app_auth, **kwargs), installation_id,
-                             permissions, clock)
-    gh = Github(auth=auth, lazy=True, **kwargs)
+    pygithub = _pygithub()
+    auth = pygithub.InstallationAuth(pygithub.GithubIntegration(auth=app_auth, **kwargs),
+                                     installation_id, permissions, clock)
+    gh = pygithub.Github(auth=auth, lazy=True, **kwargs)
     return PyGithubPort(gh, installation_id, pacer=pacer, quota=quota, clock=clock, auth=auth)
 
 
@@ -343,7 +389,9 @@ def token_port(token: str, base_url: str = DEFAULT_API, *, clock: Clock = time.t
                sleep: Callable[[float], None] = time.sleep, **kw: Any) -> PyGithubPort:
     """A port on a fixed token (a PAT for the sync command, or tests)."""
     redact.install()
-    gh = Github(auth=Auth.Token(token), lazy=True, **_client_kwargs(base_url, make_retry(sleep, clock)))
+    pygithub = _pygithub()
+    gh = pygithub.Github(auth=pygithub.Auth.Token(token), lazy=True,
+                         **_client_kwargs(base_url, make_retry(sleep, clock)))
     return PyGithubPort(gh, 0, clock=clock, **kw)
 
 
@@ -354,7 +402,7 @@ def port_for_repo(settings: Any, repo: str) -> PyGithubPort:
     if token:
         return token_port(token, settings.github_api_url)
     base_url, app_auth = _app_auth(settings, time.time)
-    integration = GithubIntegration(auth=app_auth, **_client_kwargs(base_url, make_retry()))
+    integration = _pygithub().GithubIntegration(auth=app_auth, **_client_kwargs(base_url, make_retry()))
     owner, _, name = repo.partition("/")
     with _mapped(time.time):
         installation = integration.get_repo_installation(owner, name)
@@ -366,7 +414,7 @@ def app_client(settings: Any, *, clock: Clock = time.time,
     """Client acting as the App itself (JWT) for ``triagebot reconcile``. PyGithub has no API for
     /app/hook/deliveries, so it uses PyGithub's requester (same auth, retry and error mapping)."""
     base_url, app_auth = _app_auth(settings, clock)
-    requester = Github(auth=app_auth, **_client_kwargs(base_url, make_retry(sleep, clock))).requester
+    requester = _pygithub().Github(auth=app_auth, **_client_kwargs(base_url, make_retry(sleep, clock))).requester
 
     def request(verb: str, url: str, params: dict[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
         with _mapped(clock):

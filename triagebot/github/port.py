@@ -10,6 +10,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from triagebot.domain.models import MAX_BODY_CHARS, MAX_TITLE_CHARS, Issue
+
 
 class IssueState(BaseModel):
     """An issue as GitHub reports it now (the worker re-reads this; deliveries may be stale)."""
@@ -27,6 +29,13 @@ class IssueState(BaseModel):
     url: str = ""
     closed_at: datetime | None = None
     updated_at: datetime | None = None
+
+    def to_issue(self) -> Issue:
+        """The engine's view of this issue: the one conversion every job, the indexer and
+        ``index sync`` use. Title and body are cut to what ``Issue`` accepts (GitHub's own caps
+        are lower, a GitHub Enterprise Server's or a fake's may not be)."""
+        return Issue(repo=self.repo, number=self.number, url=self.url,
+                     title=self.title[:MAX_TITLE_CHARS], body=self.body[:MAX_BODY_CHARS])
 
 
 class CommentState(BaseModel):

@@ -55,14 +55,14 @@ def confirmed_labels(ids: dict[str, str]) -> Labels | None:
     stage = ids.get("stage") or _implied_stage(ids)
     if stage is None:
         return None
-    kept = {d: v for d, v in ids.items() if d in ("symptom", "root_cause", "fix_pattern")
+    kept = {d: v for d, v in ids.items() if d in taxonomy.AFTER_STAGE
             and (d == "fix_pattern" or taxonomy.stage_of(d, v) == stage)}
     distributed = True if "distributed_specific" in ids else None
     return Labels(stage=stage, distributed_specific=distributed, **kept)
 
 
 def _implied_stage(ids: dict[str, str]) -> str | None:
-    for dim in ("symptom", "root_cause"):
+    for dim in taxonomy.IN_STAGE:
         if dim in ids:
             return taxonomy.stage_of(dim, ids[dim])
     return None
@@ -92,7 +92,7 @@ def resolution_line(comments: list[CommentState], limit: int = RESOLUTION_CHARS)
             continue
         prose = _prose(comment.body or "")
         if len(prose) > MIN_REPLY_CHARS:
-            return _first_sentences(_neutral(prose), limit)
+            return _first_sentences(sanitize.neutral(prose), limit)
     return UNRESOLVED
 
 
@@ -101,11 +101,6 @@ def _prose(body: str) -> str:
     prose, _ = text.split_code(text.normalize(body))
     prose = text.strip_markup(_QUOTE.sub("", prose))
     return " ".join(prose.split())
-
-
-def _neutral(line: str) -> str:
-    line = sanitize.redact_secrets(sanitize.remove_urls(sanitize.clean(line)))
-    return sanitize.neutralize_references(sanitize.neutralize_mentions(line))
 
 
 def _first_sentences(line: str, limit: int) -> str:

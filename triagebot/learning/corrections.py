@@ -12,7 +12,7 @@ from triagebot.domain.models import Prediction, Triage
 
 SET_BY_MAINTAINER = "set by a maintainer"
 IMPLIED = "implied by a maintainer's correction"
-CORRECTABLE = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
+CORRECTABLE = taxonomy.ALL_DIMENSIONS
 _FLAG_NAMES = {"yes": "Yes", "no": "No"}
 _UNKNOWN = Prediction(id=taxonomy.UNKNOWN, name="Unknown", confidence=0.0, abstained=True)
 
@@ -24,7 +24,7 @@ def apply_correction(triage: Triage, dimension: str, new_id: str | None) -> Tria
         return triage
     assert new_id is not None
     update = {dimension: _certain(dimension, new_id, SET_BY_MAINTAINER)}
-    if dimension in ("symptom", "root_cause"):
+    if dimension in taxonomy.IN_STAGE:
         stage = taxonomy.stage_of(dimension, new_id)
         if stage and stage != triage.stage.id:
             update["stage"] = _certain("stage", stage, IMPLIED)
@@ -33,13 +33,13 @@ def apply_correction(triage: Triage, dimension: str, new_id: str | None) -> Tria
 
 
 def _settable(dimension: str, new_id: str | None) -> bool:
-    if dimension in ("distributed_specific", "is_bug"):
+    if dimension in taxonomy.FLAGS:
         return new_id in _FLAG_NAMES
     return dimension in CORRECTABLE and bool(new_id) and taxonomy.is_valid(dimension, new_id or "")
 
 
 def _certain(dimension: str, label_id: str, why: str) -> Prediction:
-    name = _FLAG_NAMES.get(label_id, label_id) if dimension in ("distributed_specific", "is_bug") \
+    name = _FLAG_NAMES.get(label_id, label_id) if dimension in taxonomy.FLAGS \
         else taxonomy.name(dimension, label_id)
     return Prediction(id=label_id, name=name, confidence=1.0, abstained=False, evidence=[why])
 
@@ -47,7 +47,7 @@ def _certain(dimension: str, label_id: str, why: str) -> Prediction:
 def _drop_other_stages(triage: Triage, keep: str) -> Triage:
     """Symptom/root cause outside the (possibly new) stage become unknown, except ``keep``."""
     update = {}
-    for dim in ("symptom", "root_cause"):
+    for dim in taxonomy.IN_STAGE:
         owner = taxonomy.stage_of(dim, triage.prediction(dim).id)
         if dim != keep and owner is not None and owner != triage.stage.id:
             update[dim] = _UNKNOWN

@@ -4,8 +4,9 @@ commands, newly closed issues, and refitting the classifier.
 The index directory is shared by processes (the web tier's review page, worker threads, the sync
 command), so every write takes a file lock, reloads the index first when another process saved
 since, and saves before releasing: no writer ever overwrites another's change with a stale copy.
-Readers (``LiveIndex.current``, ``LiveEngine.triage``) pick up a newer save on their next call, so
-a correction becomes a neighbour's label for the very next triage."""
+``LiveIndex.current`` picks up a newer save on its next call; a ``LiveEngine`` does so when told,
+by ``refresh()``, which every job calls first (and the indexer after writing), so a correction
+becomes a neighbour's label for the very next job while no triage reloads anything midway."""
 from __future__ import annotations
 
 import fcntl
@@ -19,16 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from triagebot.domain import rules, taxonomy
-from triagebot.domain.models import IndexedIssue, Issue, Labels, LabelStatus, Triage
+from triagebot.domain.models import MAX_TITLE_CHARS, IndexedIssue, Issue, Labels, LabelStatus, Triage
 from triagebot.domain.visibility import Access, Viewer
 from triagebot.engine.analysis import analyse_many, stack
-from triagebot.engine.embed import Embedder
+from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
+from triagebot.engine.triage import Engine
 from triagebot.github.port import IssueState
 from triagebot.learning.closed_issue import close_reason
 
-LABEL_DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific")
-DIMENSIONS = LABEL_DIMENSIONS + ("is_bug",)
 RETRAIN_STAMP = "retrain.stamp"  # touched by ``triagebot retrain``: running engines refit
 PUBLIC = Access()  # what callers that predate visibility index: a public item
 
@@ -82,71 +82,77 @@ def _file_lock(path: Path) -> Iterator[None]:
 
 
 class LiveEngine:
-    """An ``Engine`` whose index follows the directory: the worker's engine for the service
-    (``server.load_engine``). The classifier is kept across reloads; ``retrain`` refits it."""
+    """An ``Engine`` whose index follows the directory when ``refresh()`` is called: the worker's
+    engine (``service.assembly.build_engine``). The classifier is kept across reloads; ``retrain``
+    refits it."""
 
     def __init__(self, live: LiveIndex, embedder: Embedder, refiner: Any = None) -> None:
-        from triagebot.engine.triage import Engine
-
-        self.live, self._make = live, Engine
+        self.live = live
         self._engine = Engine(live.current(), embedder, refiner=refiner)
         self._fitted = _mtime_ns(live.directory / RETRAIN_STAMP)
 
     @classmethod
     def load(cls, directory: str | Path, embedder: Embedder | None = None,
              refiner: Any = None) -> LiveEngine:
-        from triagebot.engine.embed import load_embedder
-
         live = LiveIndex(directory)
         return cls(live, embedder or load_embedder(live.current().embedder_name), refiner)
 
-    @property
-    def engine(self) -> Any:
-        """Follows the index on disk; refits when ``triagebot retrain`` asked for it."""
+    def refresh(self) -> None:
+        """Follow the index on disk: take the copy another process saved since (keeping the
+        fitted classifier), and refit when ``triagebot retrain`` asked for it. The one place this
+        engine reloads anything; a job calls it before it reads and decides."""
         index = self.live.current()
         if index is not self._engine.index:
             old = self._engine
-            self._engine = self._make(index, old.embedder, old.classifier, old.refiner)
+            self._engine = Engine(index, old.embedder, old.classifier, old.refiner)
         stamp = _mtime_ns(self.live.directory / RETRAIN_STAMP)
         if stamp != self._fitted:
             self._engine.retrain()
             self._fitted = stamp
+
+    @property
+    def engine(self) -> Any:
+        """The engine as of the last ``refresh()`` (reading it reloads nothing)."""
         return self._engine
 
     @property
     def index(self) -> IssueIndex:
-        return self.engine.index
+        return self._engine.index
 
     @property
     def embedder(self) -> Embedder:
         return self._engine.embedder
 
-    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset(),
-               viewer: Viewer | None = None, llm: bool = True) -> Triage:
-        return self.engine.triage(issue, exclude, viewer=viewer, llm=llm)
-
     @property
     def refiner(self) -> Any:
+        """The LLM refiner the engine was built with (None offline); ``eval`` reads its stats."""
         return self._engine.refiner
 
+    def triage(self, issue: Issue, exclude: frozenset[tuple[str, int]] = frozenset(),
+               viewer: Viewer | None = None, llm: bool = True,
+               targets: dict[str, float] | None = None) -> Triage:
+        """Neighbours only ``viewer`` may see (``domain.visibility``); the model only when ``llm``
+        (the repository's consent); ``targets``: the repository's ``precision:``."""
+        return self._engine.triage(issue, exclude, targets=targets, viewer=viewer, llm=llm)
+
     def retrain(self) -> None:
-        self.engine.retrain()
+        self._engine.retrain()
 
     def repos(self) -> set[str]:
-        return self.engine.repos()
+        return self._engine.repos()
 
 
 # corrections ---------------------------------------------------------------------------------
 def corrected_item(item: IndexedIssue, dimension: str, new_id: str) -> IndexedIssue:
     """``item`` with one dimension set by a human and marked confirmed. Pure. A new stage clears a
     symptom or root cause that no longer belongs to it (the hierarchy must hold)."""
-    if dimension not in DIMENSIONS:
+    if dimension not in taxonomy.ALL_DIMENSIONS:
         raise ValueError(f"unknown dimension {dimension!r}")
     if dimension == "is_bug":
         return item.model_copy(update={"is_bug": _yes(new_id), "status": "confirmed"})
     labels = item.labels.model_dump()
     labels[dimension] = _yes(new_id) if dimension == "distributed_specific" else new_id
-    for dim in ("symptom", "root_cause"):
+    for dim in taxonomy.IN_STAGE:
         if labels[dim] != taxonomy.UNKNOWN and taxonomy.stage_of(dim, labels[dim]) != labels["stage"]:
             if dim == dimension:
                 raise ValueError(f"{dim} {new_id!r} is not in stage {labels['stage']}")
@@ -158,7 +164,7 @@ def _yes(value: str) -> bool:
     return str(value).lower() in ("yes", "true", "1")
 
 
-def apply_correction(target: Any, repo: str, number: int, dimension: str, new_id: str,
+def correct_index(target: Any, repo: str, number: int, dimension: str, new_id: str,
                      index_dir: str | Path | None = None) -> bool:
     """Set one dimension of an indexed issue now and save. ``target`` is a ``LiveIndex``, a
     ``LiveEngine``, an ``Engine`` or an ``IssueIndex`` (the last two save to ``index_dir`` when
@@ -203,8 +209,7 @@ def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[Close
     """Embed title+body of each issue in one batch and add (or replace) them; returns new rows."""
     if not entries:
         return 0
-    issues = [Issue(repo=e.issue.repo, number=e.issue.number, title=e.issue.title[:1000],
-                    body=e.issue.body) for e in entries]
+    issues = [e.issue.to_issue() for e in entries]
     vectors, features = stack(analyse_many(issues, embedder), len(rules.FEATURE_NAMES))
     return index.add([indexed_item(e) for e in entries], vectors, features)
 
@@ -212,7 +217,7 @@ def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[Close
 def indexed_item(entry: ClosedEntry) -> IndexedIssue:
     issue = entry.issue
     return IndexedIssue(
-        repo=issue.repo, number=issue.number, url=issue.url, title=issue.title[:1000],
+        repo=issue.repo, number=issue.number, url=issue.url, title=issue.title[:MAX_TITLE_CHARS],
         state="closed", close_reason=close_reason(issue.state_reason), labels=entry.labels,
         is_bug=entry.is_bug, resolution=entry.resolution, status=entry.status,
         duplicate_of=entry.duplicate_of, visibility=entry.access.visibility,
@@ -231,7 +236,7 @@ def add_closed_issue(index: IssueIndex, embedder: Embedder, issue_state: IssueSt
 
 def labels_of(triage: Triage) -> tuple[Labels, bool]:
     """The engine's answer as index labels (for issues nobody labelled)."""
-    ids = {dim: triage.prediction(dim).id for dim in ("stage", "symptom", "root_cause", "fix_pattern")}
+    ids = {dim: triage.prediction(dim).id for dim in taxonomy.DIMENSIONS}
     distributed = triage.distributed_specific.id == "yes"
     return Labels(**ids, distributed_specific=distributed), triage.is_bug.id != "no"
 
@@ -250,8 +255,7 @@ def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[..., None]:
         status: LabelStatus = "confirmed" if labels and _was_reviewed(store, issue) else "predicted"
         is_bug = True
         if labels is None:
-            triage = engine.triage(Issue(repo=issue.repo, number=issue.number, title=issue.title[:1000],
-                                         body=issue.body),
+            triage = engine.triage(issue.to_issue(),
                                    viewer=Viewer.of(issue.repo, access.installation_id), llm=llm)
             labels, is_bug = labels_of(triage)
             if store is not None:
@@ -259,6 +263,7 @@ def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[..., None]:
         with engine.live.writing() as index:
             add_closed_issue(index, engine.embedder, issue, labels, status=status, is_bug=is_bug,
                              access=access)
+        engine.refresh()  # the index just written may be a newer copy than the engine's
 
     return indexer
 

@@ -18,7 +18,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from triagebot.domain import repo_config
-from triagebot.domain.models import Issue
 from triagebot.domain.visibility import Access, LLMPrivateRepos, Viewer, llm_allowed
 from triagebot.github.errors import RateLimited
 from triagebot.github.port import GitHubPort, IssueState
@@ -151,8 +150,7 @@ class Syncer:
         return self.summarize(issue.title, llm_summary.discussion(comments)) or offline
 
     def _predict(self, issue: IssueState) -> tuple[Any, bool]:
-        triage = self.engine.triage(Issue(repo=issue.repo, number=issue.number,
-                                          title=issue.title[:1000], body=issue.body),
+        triage = self.engine.triage(issue.to_issue(),
                                     viewer=Viewer.of(issue.repo, self.access.installation_id),
                                     llm=self.llm)
         if self.store is not None and self.store.get_triage(issue.repo, issue.number) is None:
@@ -165,6 +163,7 @@ class Syncer:
             entries, self.pending = self.pending, []
             with self.engine.live.writing() as index:
                 add_closed_issues(index, self.engine.embedder, entries)
+            self.engine.refresh()  # what was just written (maybe into a newer copy) is known now
             self.state.ingested += len(entries)
             self.state.confirmed += sum(e.status == "confirmed" for e in entries)
             self.state.predicted += sum(e.status == "predicted" for e in entries)

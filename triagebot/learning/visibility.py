@@ -3,7 +3,8 @@ transferred or deleted; issues moved or deleted; installations removed (their pr
 
 Decisions are ``domain.visibility.changed`` (pure); this module only applies them to the index
 under the same write lock as every other index writer (``learning.live``), so a change made by a
-worker is saved before any other process writes, and readers pick it up on their next triage."""
+worker is saved before any other process writes, and engines pick it up on their next
+``refresh()`` (the first step of every job)."""
 from __future__ import annotations
 
 from typing import Any
@@ -36,11 +37,17 @@ class IndexKeeper:
         return live.current() if isinstance(live, LiveIndex) else getattr(self.target, "index", self.target)
 
     def apply(self, change: Change) -> tuple[int, int]:
-        """(items updated, items removed); the index is written only when something changes."""
+        """(items updated, items removed); the index is written only when something changes. A
+        ``LiveEngine`` target then refreshes, as the indexer does after writing, so the engine that
+        made the change never shows what it just hid."""
         if not concerns(self.current(), change):
             return 0, 0
         with writable(self.target, self.index_dir) as index:
-            return apply_change(index, change)
+            counts = apply_change(index, change)
+        refresh = getattr(self.target, "refresh", None)
+        if callable(refresh):
+            refresh()
+        return counts
 
     def repos_of(self, installation_id: int) -> set[str]:
         """Repositories of the items indexed from this installation (public ones too)."""

@@ -5,19 +5,17 @@ Any server that speaks the chat-completions API works by configuration (OpenAI, 
 llama.cpp server, Ollama). The LLM is an advisor, never a dependency: every failure (no budget,
 timeout, 429/5xx after two retries, unparsable or inconsistent answer) ends in the offline triage
 with a note and one log line, and the job goes on (RELIABILITY 31, 37).
+
+``openai`` is a heavy package (about half a second to import, most of a CLI command's start-up),
+so it is imported inside the functions that talk to the server, never at import: ``triagebot
+--help``, offline commands and a receiver-only process never load it.
 """
 from __future__ import annotations
 
 import logging
-import os
-import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import openai
-from openai.types.chat import ChatCompletionMessageParam
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.llm import answer as llm_answer
@@ -25,63 +23,19 @@ from triagebot.llm import combine
 from triagebot.llm import prompt as llm_prompt
 from triagebot.llm import summary as llm_summary
 from triagebot.llm.store import AnswerCache, Budget, Clock, LLMStats, StatsRecorder, cache_key
+from triagebot.settings import LLMConfigError, LLMSettings, Settings
+
+if TYPE_CHECKING:  # annotations only; the runtime import is in the functions below
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
+
+__all__ = ["LLMClassifier", "LLMConfigError", "LLMFailure", "LLMSettings", "build_refiner", "refiner_for"]
 
 log = logging.getLogger("triagebot.llm.client")
 
 MAX_RETRIES = 2
 BACKOFF_S = 0.5
 FORMATS = ("json_schema", "json_object", "plain")
-_SECRET_NAMES = re.compile(r"KEY|SECRET|TOKEN|PASSWORD|PRIVATE|CREDENTIAL", re.I)
-_ENV = {
-    "model": "TRIAGEBOT_LLM_MODEL",
-    "base_url": "TRIAGEBOT_LLM_BASE_URL",
-    "api_key": "OPENAI_API_KEY",
-    "timeout": "TRIAGEBOT_LLM_TIMEOUT",
-    "max_tokens": "TRIAGEBOT_LLM_MAX_TOKENS",
-    "calls_per_hour": "TRIAGEBOT_LLM_CALLS_PER_HOUR",
-    "cache_path": "TRIAGEBOT_LLM_CACHE",
-    "prompts_dir": "TRIAGEBOT_PROMPTS_DIR",
-}
-
-
-class LLMConfigError(ValueError):
-    """A bad TRIAGEBOT_LLM_* value; the message is one line naming the variable."""
-
-
-class LLMSettings(BaseModel):
-    """Validated LLM configuration, read once from the environment by ``from_env``."""
-
-    model_config = ConfigDict(frozen=True)
-
-    model: str = Field(default="default", min_length=1)
-    base_url: str | None = Field(default=None, pattern=r"^https?://")
-    api_key: SecretStr | None = None
-    timeout: float = Field(default=20.0, gt=0, le=30)
-    max_tokens: int = Field(default=600, ge=64, le=8192)
-    calls_per_hour: int = Field(default=200, ge=0)
-    cache_path: str | None = None
-    prompts_dir: str | None = None
-    secret_values: tuple[str, ...] = Field(default=(), repr=False)
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> LLMSettings | None:
-        """None when neither a model nor a base URL is configured: the bot stays offline."""
-        env = os.environ if env is None else env
-        if not (env.get(_ENV["model"]) or env.get(_ENV["base_url"])):
-            return None
-        values: dict[str, Any] = {k: env[v] for k, v in _ENV.items() if env.get(v)}
-        values["secret_values"] = secret_values(env)
-        try:
-            return cls(**values)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            name = _ENV.get(str(err["loc"][0]), str(err["loc"][0]))
-            raise LLMConfigError(f"{name}: {err['msg']}") from None
-
-
-def secret_values(env: Mapping[str, str]) -> tuple[str, ...]:
-    """Values of secret-looking variables, redacted from prompts should any ever show up."""
-    return tuple(v for k, v in env.items() if _SECRET_NAMES.search(k) and len(v) >= 8)
 
 
 class LLMFailure(Exception):
@@ -109,6 +63,8 @@ class LLMClassifier:
         self._stats = StatsRecorder()
         self._sleep = sleep
         self._format = FORMATS[0]
+        import openai  # heavy: see the module docstring
+
         key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
         self._client = openai.OpenAI(
             api_key=key, base_url=settings.base_url, timeout=settings.timeout, max_retries=0
@@ -211,6 +167,8 @@ class LLMClassifier:
 
     def _ask(self, messages: list[dict[str, str]], deadline: float, plain: bool = False) -> str | None:
         """Send once, degrading the output format on 400 and retrying 429/5xx within the deadline."""
+        import openai  # heavy: see the module docstring
+
         retries = 0
         while True:
             remaining = deadline - time.monotonic()
@@ -283,6 +241,8 @@ def _load_templates(settings: LLMSettings) -> llm_prompt.Templates:
 
 
 def _reason(exc: Exception) -> str:
+    import openai  # heavy: see the module docstring
+
     if isinstance(exc, openai.RateLimitError):
         return "rate_limited"
     if isinstance(exc, openai.APIStatusError):
@@ -302,10 +262,15 @@ def _retry_after(exc: Exception) -> float | None:
     return None
 
 
-def build_refiner(env: Mapping[str, str] | None = None, **kwargs: Any) -> LLMClassifier | None:
-    """The LLM refiner configured by ``env`` (default ``os.environ``), or None when unconfigured."""
-    settings = LLMSettings.from_env(os.environ if env is None else env)
+def refiner_for(settings: LLMSettings | None, **kwargs: Any) -> LLMClassifier | None:
+    """The LLM refiner for the settings' LLM part, or None when no LLM is configured."""
     return LLMClassifier(settings, **kwargs) if settings else None
+
+
+def build_refiner(env: Mapping[str, str], **kwargs: Any) -> LLMClassifier | None:
+    """The refiner configured by ``env``, a mapping of variables as ``Settings.from_env`` reads
+    them (tests and ``bench/`` pass one; the CLI and the service use ``refiner_for``)."""
+    return refiner_for(Settings.from_env(env).llm, **kwargs)
 
 
 def _wire(message: Mapping[str, str]) -> ChatCompletionMessageParam:

@@ -69,7 +69,7 @@ def combine(
     stage = _merge(offline.stage, answer.stage, c, "stage", limits)
     changed_stage = stage.id != offline.stage.id
     hier = {dim: _hierarchical(offline, answer, dim, stage, changed_stage, limits)
-            for dim in ("symptom", "root_cause")}
+            for dim in taxonomy.IN_STAGE}
     evidence = verified_evidence(answer.evidence, issue_text)
     update = {
         "stage": _with_evidence(stage, evidence),
@@ -173,7 +173,7 @@ def verified_evidence(lines: list[str], issue_text: str) -> list[str]:
 
 
 def _squash(value: str) -> str:
-    return " ".join(text.normalize(value).split())
+    return text.one_line(value)
 
 
 def _duplicate_first(similar: list[Similar], number: int | None) -> list[Similar]:

@@ -8,27 +8,24 @@ redacted from the rendered text as a last line of defence.
 """
 from __future__ import annotations
 
-import os
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Issue, Similar, Triage
+from triagebot.text import secrets as secret_shapes
 from triagebot.text import signal as text
 
 PROMPT_VERSION = "triage_v1"
 ISSUE_BYTES = 8_192  # RELIABILITY 37: title + body after normalisation
 TITLE_CHARS = 300
-REDACTED = "[redacted]"
+REDACTED = secret_shapes.MASK
 
 # Angle brackets in untrusted text become look-alikes, so no "</issue>" or fake "<system>" tag
 # can close or open a delimiter; the words stay readable for classification.
 _ANGLES = str.maketrans({"<": "‹", ">": "›"})
-_TOKEN_SHAPES = re.compile(
-    r"(ghs_|ghp_|gho_|ghu_|github_pat_|sk-)[A-Za-z0-9_\-]{8,}|-----BEGIN[^\n]*"
-)
 
 
 @dataclass(frozen=True)
@@ -44,9 +41,10 @@ class Prompt:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": self.user}]
 
 
-def prompts_dir(env: dict[str, str] | None = None) -> Path:
-    """``prompts/`` at the repository root, or ``TRIAGEBOT_PROMPTS_DIR`` when set."""
-    override = (env if env is not None else os.environ).get("TRIAGEBOT_PROMPTS_DIR")
+def prompts_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``prompts/`` at the repository root, or the directory ``TRIAGEBOT_PROMPTS_DIR`` names in
+    ``env`` (the settings' value, ``LLMSettings.prompts_dir``, passed on as a mapping)."""
+    override = (env or {}).get("TRIAGEBOT_PROMPTS_DIR")
     return Path(override) if override else Path(__file__).resolve().parents[2] / "prompts"
 
 
@@ -73,14 +71,14 @@ def build(
     secrets: tuple[str, ...] = (),
 ) -> Prompt:
     """Render both turns; the issue text lands only in the user turn, between <issue> tags."""
-    excerpt = redact(issue_excerpt(issue), secrets)
+    excerpt = secret_shapes.redact(issue_excerpt(issue), secrets)
     system = templates.system.substitute(
         taxonomy=taxonomy_text(),
         stage_ids=_quoted(taxonomy.ids("stage")),
         fix_ids=_quoted(taxonomy.ids("fix_pattern")),
     )
     user = templates.user.substitute(
-        similar=redact(similar_text(neighbours), secrets),
+        similar=secret_shapes.redact(similar_text(neighbours), secrets),
         candidates=candidates_text(offline),
         issue=excerpt,
     )
@@ -89,14 +87,6 @@ def build(
 
 def repair_message(templates: Templates, error: str) -> str:
     return templates.repair.substitute(error=untrusted(error)[:200])
-
-
-def redact(value: str, secrets: tuple[str, ...]) -> str:
-    """Replace configured secret values and token-shaped strings; the model needs neither."""
-    for secret in secrets:
-        if secret:
-            value = value.replace(secret, REDACTED)
-    return _TOKEN_SHAPES.sub(REDACTED, value)
 
 
 def untrusted(value: str) -> str:

@@ -18,6 +18,7 @@ from triagebot.github.port import CommentState
 from triagebot.llm import prompt as llm_prompt
 from triagebot.llm.prompt import Prompt
 from triagebot.text import sanitize
+from triagebot.text import secrets as secret_shapes
 from triagebot.text import signal as text
 
 VERSION = "resolution_v1"
@@ -36,7 +37,7 @@ def build(prompts_dir: str | None, title: str, discussion: str,
     directory = llm_prompt.prompts_dir({"TRIAGEBOT_PROMPTS_DIR": prompts_dir or ""})
     system, user = (_template(directory, part) for part in ("system", "user"))
     body = f"Title: {' '.join(title.split())[:300]}\n\n{discussion}"
-    excerpt = _tail(llm_prompt.redact(llm_prompt.untrusted(body), secrets), DISCUSSION_BYTES)
+    excerpt = _tail(secret_shapes.redact(llm_prompt.untrusted(body), secrets), DISCUSSION_BYTES)
     return Prompt(VERSION, system.template, user.substitute(discussion=excerpt), excerpt)
 
 
@@ -65,7 +66,7 @@ def discussion(comments: Iterable[CommentState]) -> str:
 
 def sanitised(answer: str | None, secrets: tuple[str, ...] = ()) -> str | None:
     """The answer as a safe resolution line, or None when it is empty, UNKNOWN or suspicious."""
-    line = sanitize.clean(answer or "").strip(_WRAPPERS)
+    line = text.one_line(answer or "").strip(_WRAPPERS)
     if not line or _UNKNOWN.match(line) or len(line) < MIN_CHARS:
         return None
     if not sanitize.inert_quote(line, strict=True) or sanitize.scan_secrets(line, secrets):

@@ -18,7 +18,7 @@ from triagebot.domain.models import IndexedIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
 from triagebot.store.records import Feedback, Store
 
-DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug")
+DIMENSIONS = taxonomy.ALL_DIMENSIONS
 REVIEW_SOURCES = ("page", "command")
 LOW_CONFIDENCE = 0.5
 YES_NO = ["yes", "no"]
@@ -60,9 +60,9 @@ class ReviewRow(BaseModel):
 
 def options(dimension: str, stage: str) -> list[str]:
     """Ids a maintainer may choose: symptoms and root causes only inside the (current) stage."""
-    if dimension in ("distributed_specific", "is_bug"):
+    if dimension in taxonomy.FLAGS:
         return YES_NO
-    if dimension in ("symptom", "root_cause"):
+    if dimension in taxonomy.IN_STAGE:
         return taxonomy.in_stage(dimension, stage) + [taxonomy.UNKNOWN]
     extra = [taxonomy.UNKNOWN] if dimension == "fix_pattern" else []
     return taxonomy.ids(dimension) + extra
@@ -70,7 +70,7 @@ def options(dimension: str, stage: str) -> list[str]:
 
 def normal_id(dimension: str, value: str | None) -> str | None:
     """Yes/no predictions are spelled several ways by older code ("true"); one spelling here."""
-    if dimension in ("distributed_specific", "is_bug") and value is not None:
+    if dimension in taxonomy.FLAGS and value is not None:
         return "yes" if str(value).lower() in ("yes", "true", "1") else "no"
     return value
 
@@ -164,7 +164,7 @@ def confusion(feedback: list[Feedback], dimension: str = "stage") -> tuple[list[
     pairs = [(normal_id(dimension, fb.old_id) or taxonomy.UNKNOWN, normal_id(dimension, fb.new_id))
              for fb in decisions(feedback) if fb.dimension == dimension]
     order = {v: i for i, v in enumerate(options(dimension, "") if dimension not in
-                                        ("symptom", "root_cause") else _all_ids(dimension))}
+                                        taxonomy.IN_STAGE else _all_ids(dimension))}
     labels = sorted({v for pair in pairs for v in pair if v}, key=lambda v: (order.get(v, 999), v))
     where = {v: i for i, v in enumerate(labels)}
     matrix = [[0] * len(labels) for _ in labels]

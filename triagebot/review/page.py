@@ -220,7 +220,7 @@ def record(repo: str, number: int, dimension: str, old_id: str, new_id: str) -> 
     _ctx()["store"].add_feedback(Feedback(repo=repo, number=number, dimension=dimension,
                                           old_id=old_id, new_id=new_id, who="admin", source="page"))
     try:
-        return learning.apply_correction(_ctx()["live"], repo, number, dimension, new_id)
+        return learning.correct_index(_ctx()["live"], repo, number, dimension, new_id)
     except (ValueError, OSError) as exc:  # index missing or unreadable: the feedback is kept
         current_app.logger.warning("index not updated for %s#%s: %s", repo, number, exc)
         return False

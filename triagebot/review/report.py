@@ -4,6 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
 from triagebot.review import charts
 from triagebot.review import data as review_data
 from triagebot.text import sanitize
@@ -38,9 +41,6 @@ def matrix_lines(labels: list[str], matrix: list[list[int]]) -> list[str]:
 
 def html_report(data: dict[str, Any]) -> str:
     """A standalone page (same template part as /review/stats, no external resources)."""
-    from jinja2 import Environment, PackageLoader, select_autoescape
-    from markupsafe import Markup
-
     env = Environment(loader=PackageLoader("triagebot.review", "templates"),
                       autoescape=select_autoescape(["html"]))
     pictures = {"confusion": Markup(charts.confusion_svg(data["confusion_labels"], data["confusion"],

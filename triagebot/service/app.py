@@ -19,6 +19,7 @@ from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from triagebot.logs import emit
+from triagebot.review import page as review
 from triagebot.service import payload as payload_shape
 from triagebot.service.routing import route
 from triagebot.service.signature import verify_any
@@ -43,8 +44,6 @@ def create_app(settings: Settings, *, store: Store | None = None, queue: Queue |
     app.register_error_handler(Exception, _unhandled)
     app.extensions["triagebot"] = {"store": store, "queue": queue}
     if settings.admin_token.get_secret_value():  # the review page exists only with a token
-        from triagebot.review import page as review
-
         review.install(app, settings, store)
     return app
 

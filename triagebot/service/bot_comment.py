@@ -8,6 +8,7 @@ Human-authored comments quoting the marker are never ours."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from triagebot.comment import render as comment
 from triagebot.domain.models import Triage
@@ -20,22 +21,36 @@ log = logging.getLogger("triagebot.service.jobs")
 _warned: set[str] = set()  # logins already reported as a likely misconfigured slug
 
 
-def upsert_comment(store: Store, port: GitHubPort, issue: IssueState, bot_login: str,
-                   triage: Triage, body: str) -> int:
-    """Edit our comment if one exists (stored id, else found by marker), otherwise post once."""
+@dataclass(frozen=True)
+class ExistingComment:
+    """Our comment on an issue as read before a job decides: its id (None: not posted yet) and
+    whether the store knew it (``known``) or it was found by its marker."""
+
+    id: int | None
+    known: bool
+
+
+def find_existing(store: Store, port: GitHubPort, issue: IssueState, bot_login: str) -> ExistingComment:
+    """Read side: the stored comment id, else our marker among the issue's comments (a worker may
+    have died after posting but before recording)."""
     known = store.comment_id(issue.repo, issue.number)
-    found = None if known else find_bot_comment(port.list_comments(issue.repo, issue.number),
-                                                 bot_login)
-    existing = known or found
-    if existing:
+    if known:
+        return ExistingComment(known, True)
+    return ExistingComment(find_bot_comment(port.list_comments(issue.repo, issue.number), bot_login), False)
+
+
+def write_comment(store: Store, port: GitHubPort, issue: IssueState, triage: Triage, body: str,
+                  existing: ExistingComment) -> int:
+    """Write side: edit ``existing`` if there is one, otherwise post once; remember the id."""
+    if existing.id:
         try:
-            _edit(port, issue, existing, triage, body)
-            store.remember_comment(issue.repo, issue.number, existing)
-            return existing
+            _edit(port, issue, existing.id, triage, body)
+            store.remember_comment(issue.repo, issue.number, existing.id)
+            return existing.id
         except NotFound:  # someone deleted our comment: post a fresh one
             pass
         except Forbidden:  # a look-alike we may not edit (another App's): it was not ours
-            if known:
+            if existing.known:
                 raise
     new_id = post_comment(port, issue, triage, body)
     store.remember_comment(issue.repo, issue.number, new_id)

@@ -13,9 +13,19 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from triagebot.comment import render as comment
-from triagebot.domain import repo_config
+from triagebot.domain import repo_config, taxonomy
 from triagebot.domain.models import Issue, Labels, Triage
-from triagebot.domain.visibility import Access, Change, LLMPrivateRepos, Viewer, llm_allowed, owner_of, visible_to
+from triagebot.domain.repo_config import RepoConfig
+from triagebot.domain.visibility import (
+    Access,
+    Change,
+    LLMPrivateRepos,
+    Viewer,
+    llm_allowed,
+    owner_of,
+    visible_to,
+)
+from triagebot.engine.index import IssueIndex
 from triagebot.github.errors import QuotaPaused, RateLimited, WritesPaced
 from triagebot.github.port import GitHubPort, IssueState
 from triagebot.learning import corrections
@@ -24,12 +34,13 @@ from triagebot.store.queue import Job
 from triagebot.store.records import Feedback, Store, StoredTriage
 
 AUTHOR_LIMIT_PER_HOUR = 5
-DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
 GITHUB_KINDS = frozenset({"triage", "index_add", "command"})  # jobs that call GitHub
+FORGOTTEN = "repository removed from the installation (forgotten)"
 
 
 class EngineLike(Protocol):
-    def triage(self, issue: Issue, *, viewer: Viewer | None = None, llm: bool = True) -> Triage: ...
+    def triage(self, issue: Issue, *, viewer: Viewer | None = None, llm: bool = True,
+               targets: dict[str, float] | None = None) -> Triage: ...
 
 
 class KeeperLike(Protocol):
@@ -56,9 +67,10 @@ class Deps:
     clock: Callable[[], float] = time.time
     author_limit: int = AUTHOR_LIMIT_PER_HOUR
     paused: Callable[[int], float] = lambda _installation: 0.0  # QuotaTracker.resume_in
+    refresh: Callable[[], None] = lambda: None  # LiveEngine.refresh: follow the index on disk
     keeper: KeeperLike | None = None  # keeps indexed items' visibility current
     forget_llm: Callable[[list[str]], int] | None = None  # deletes cached LLM answers of repos
-    llm_private_repos: LLMPrivateRepos = "off"  # TRIAGEBOT_LLM_PRIVATE_REPOS (domain.visibility.llm_allowed)
+    llm_private_repos: LLMPrivateRepos = "off"  # Settings.llm_private_repos (domain.visibility.llm_allowed)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -73,11 +85,11 @@ def run(deps: Deps, job: Job) -> str:
     if handler is None:
         return f"ignored: unknown kind {job.kind}"
     if job.kind in GITHUB_KINDS and job.repo and deps.store.forgotten(job.repo):
-        return "skipped: repository removed from the installation (forgotten)"
+        return f"skipped: {FORGOTTEN}"
     installation = job.installation_id
     if job.kind not in GITHUB_KINDS or installation is None:
         return handler(deps, job)
-    wait = deps.paused(installation)
+    wait = deps.paused(installation)  # reads, before the job decides anything
     if wait > 0:
         raise QuotaPaused(f"installation {installation} quota below 10%", wait)
     wait = deps.store.installation_pause(installation)
@@ -92,35 +104,78 @@ def run(deps: Deps, job: Job) -> str:
 
 
 # triage -------------------------------------------------------------------------------------
+# Read -> decide -> write. ``read_triage`` makes every read (the issue; the store's view of it:
+# stored triage, all feedback, the author's slots this hour; the repository's configuration and
+# labels; our comment), stopping as soon as a pure check says the job has nothing to do; who may
+# be shown as a neighbour and whether the model may read the issue follow, purely, from the job's
+# access and the configuration. The engine answers from what was read; ``plan_triage`` (pure)
+# turns that into the writes, and ``write_triage`` makes them: the author's slot (a guarded
+# write: booked atomically, it refuses a job that lost a race), the comment, the labels, the stored
+# triage last, so a job retried after a failed write repeats only steps that are safe to repeat.
+# One read follows the engine, because the engine is slow: a repository removed from the
+# installation meanwhile is forgotten, and nothing is written for it.
+@dataclass(frozen=True)
+class TriageInputs:
+    """Everything a triage is decided from, read before anything is decided."""
+
+    issue: IssueState
+    config: RepoConfig
+    repo_labels: list[str]
+    comment: bot_comment.ExistingComment
+    stored: StoredTriage | None
+    feedback: list[Feedback]  # all of it, oldest first; read once
+    viewer: Viewer  # neighbours are only those this repository's installation may see
+    llm: bool  # the repository's consent to the model (``domain.visibility.llm_allowed``)
+
+
+@dataclass(frozen=True)
+class TriagePlan:
+    """The writes of one triage, in the order they are made."""
+
+    triage: Triage  # stored last, with the comment's id
+    body: str  # our one comment, edited in place or posted once
+    labels: list[str]  # added, and remembered as the bot's
+    author_slot: bool = False  # book one of the author's hourly slots first (a first triage)
+    post: bool = True  # False: nothing clears the bar (``comment: useful``); recorded for /review only
+
+
 def triage_job(deps: Deps, job: Job) -> str:
+    deps.refresh()  # the engine follows the index on disk: once, here, never during a decision
     port = deps.port_for(job.installation_id)
+    inputs = read_triage(deps, port, job)
+    if isinstance(inputs, str):
+        return f"skipped: {inputs}"
+    triage = deps.engine.triage(inputs.issue.to_issue(), viewer=inputs.viewer, llm=inputs.llm,
+                                targets=dict(inputs.config.precision) or None)
+    plan = plan_triage(inputs, triage, deps.render)
+    if deps.store.forgotten(inputs.issue.repo):  # removed from the installation while we worked
+        return f"skipped: {FORGOTTEN}"
+    return write_triage(deps, port, inputs, plan)
+
+
+def read_triage(deps: Deps, port: GitHubPort, job: Job) -> TriageInputs | str:
+    """The inputs of a triage, or the reason to skip it (a str) as soon as one is known."""
     issue = port.get_issue(job.repo or "", job.number or 0)
-    skip = _skip_reason(deps, job, issue)
+    skip = issue_skip(issue, job.repo or "")
+    if skip or issue is None:
+        return skip or "issue gone"
+    stored = deps.store.get_triage(issue.repo, issue.number)
+    feedback = deps.store.feedback(issue.repo, issue.number)
+    recent = 0 if stored else deps.store.author_triages_since(
+        issue.author, deps.clock() - 3600, (issue.repo, issue.number))
+    skip = store_skip(job.payload.get("reason"), stored, feedback, recent, deps.author_limit)
     if skip:
-        return f"skipped: {skip}"
-    assert issue is not None
+        return skip
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
-        return "skipped: disabled in .github/triagebot.yml"
-    if deps.store.get_triage(issue.repo, issue.number) is None and not deps.store.take_author_slot(
-            issue.author, issue.repo, issue.number, deps.author_limit):
-        return f"skipped: author over {deps.author_limit} triages/hour"
+        return "disabled in .github/triagebot.yml"
     access = job_access(job)
-    llm = llm_allowed(access.visibility == "private", config.llm, deps.llm_private_repos)
-    triage = deps.engine.triage(Issue(repo=issue.repo, number=issue.number, url=issue.url,
-                                      title=issue.title, body=issue.body),
-                                viewer=Viewer.of(issue.repo, job.installation_id), llm=llm)
-    triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
-    triage = with_corrections(deps.store, triage)
-    if deps.store.forgotten(issue.repo):  # removed from the installation while we worked
-        return "skipped: repository removed from the installation (forgotten)"
-    if not comment.worth_posting(triage, config.comment):  # silent: recorded for /review only
-        deps.store.save_triage(triage, issue.author, None)
-        return f"triaged silently: nothing clears the bar (comment: {config.comment})"
-    comment_id = upsert_comment(deps, port, issue, triage)
-    added = apply_labels(deps, port, issue, triage, config)
-    deps.store.save_triage(triage, issue.author, comment_id)
-    return f"triaged: comment {comment_id}, labels {added}"
+    return TriageInputs(issue=issue, config=config, repo_labels=port.repo_labels(issue.repo),
+                        comment=bot_comment.find_existing(deps.store, port, issue, deps.bot_login),
+                        stored=stored, feedback=feedback,
+                        viewer=Viewer.of(issue.repo, job.installation_id),
+                        llm=llm_allowed(access.visibility == "private", config.llm,
+                                        deps.llm_private_repos))
 
 
 def job_access(job: Job) -> Access:
@@ -133,53 +188,87 @@ def job_access(job: Job) -> Access:
                   installation_id=job.installation_id)
 
 
-def _skip_reason(deps: Deps, job: Job, issue: IssueState | None) -> str | None:
+def issue_skip(issue: IssueState | None, repo: str) -> str | None:
+    """Deliveries arrive late and out of order: only an open issue still in ``repo`` is triaged."""
     if issue is None:
         return "issue gone"
     if issue.is_pull_request or issue.state != "open":
         return "not an open issue"
-    if issue.repo != job.repo:
+    if issue.repo != repo:
         return "issue transferred"
-    stored = deps.store.get_triage(issue.repo, issue.number)
-    reason = job.payload.get("reason")
-    if reason == "edited" and stored and _labels_touched_since(deps, issue, stored.updated_at):
-        return "a human changed labels since the last triage"
     return None
 
 
-def _labels_touched_since(deps: Deps, issue: IssueState, since: float) -> bool:
-    fbs = deps.store.feedback(issue.repo, issue.number, since)
-    return any(fb.source == "label" for fb in fbs)
+def store_skip(reason: str | None, stored: StoredTriage | None, feedback: list[Feedback],
+               recent_by_author: int, author_limit: int) -> str | None:
+    """An edit after a human changed labels keeps their labels; a new issue from an author past
+    the hourly limit waits (flood control)."""
+    if reason == "edited" and stored and any(
+            fb.source == "label" and (fb.at or 0.0) >= stored.updated_at for fb in feedback):
+        return "a human changed labels since the last triage"
+    if stored is None and recent_by_author >= author_limit:
+        return f"author over {author_limit} triages/hour"
+    return None
 
 
-def upsert_comment(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage) -> int:
-    """Our one comment, showing ``triage`` (edited in place, or posted once)."""
-    return bot_comment.upsert_comment(deps.store, port, issue, deps.bot_login, triage,
-                                      deps.render(triage))
+def plan_triage(inputs: TriageInputs, triage: Triage, render: Callable[[Triage], str]) -> TriagePlan:
+    """Pure: the engine's answer with maintainers' corrections, its comment and its labels; a
+    first triage of the issue also books one of its author's hourly slots."""
+    issue = inputs.issue
+    triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
+    triage = with_corrections(triage, inputs.feedback)
+    if not comment.worth_posting(triage, inputs.config.comment):
+        return TriagePlan(triage=triage, body="", labels=[], author_slot=inputs.stored is None,
+                          post=False)
+    labels = plan_labels(triage, inputs.config, issue, inputs.feedback, inputs.repo_labels)
+    return TriagePlan(triage=triage, body=render(triage), labels=labels,
+                      author_slot=inputs.stored is None)
 
 
-def with_corrections(store: Store, triage: Triage) -> Triage:
-    """A re-triage keeps what maintainers set (commands, review page), oldest first."""
-    for fb in store.feedback(triage.repo, triage.number or 0):
+def write_triage(deps: Deps, port: GitHubPort, inputs: TriageInputs, plan: TriagePlan) -> str:
+    """The writes, in order. The author's slot is a guarded write made first: the read count may
+    be stale when workers race on an author's issues, and booking checks and takes the slot in
+    one transaction, so a refused job writes nothing (a retried job keeps its slot)."""
+    issue = inputs.issue
+    if plan.author_slot and not deps.store.take_author_slot(issue.author, issue.repo, issue.number,
+                                                            deps.author_limit):
+        return f"skipped: author over {deps.author_limit} triages/hour"
+    if not plan.post:  # silent: the triage is kept for the review page, nothing on the issue
+        deps.store.save_triage(plan.triage, issue.author, None)
+        return f"triaged silently: nothing clears the bar (comment: {inputs.config.comment})"
+    comment_id = bot_comment.write_comment(deps.store, port, issue, plan.triage, plan.body,
+                                           inputs.comment)
+    write_labels(deps, port, issue, plan.labels)
+    deps.store.save_triage(plan.triage, issue.author, comment_id)
+    return f"triaged: comment {comment_id}, labels {plan.labels}"
+
+
+def with_corrections(triage: Triage, feedback: list[Feedback]) -> Triage:
+    """A re-triage keeps what maintainers set (commands, review page), oldest first. Pure."""
+    for fb in feedback:
         if fb.source in ("command", "page"):
             triage = corrections.apply_correction(triage, fb.dimension, fb.new_id)
     return triage
 
 
-def apply_labels(deps: Deps, port: GitHubPort, issue: IssueState, triage: Triage,
-                 config: Any) -> list[str]:
-    """Whatever the policy allows for the repo's mode (``suggest``: the review label only).
-    Labels we applied are remembered (feedback source ``bot``), so one missing from the issue now
-    counts as removed by a human even when that ``unlabeled`` delivery never reached us."""
-    removed = human_removed(deps.store.feedback(issue.repo, issue.number), issue.labels)
-    wanted = policy.labels_to_apply(triage, config, issue.labels, removed, port.repo_labels(issue.repo))
-    new = [label for label in wanted if label not in issue.labels]
-    if new:
-        port.add_labels(issue.repo, issue.number, new)
-        for label in new:
-            deps.store.add_feedback(Feedback(repo=issue.repo, number=issue.number, source="bot",
-                                             dimension="label", new_id=label, who=deps.bot_login))
-    return new
+def plan_labels(triage: Triage, config: RepoConfig, issue: IssueState, feedback: list[Feedback],
+                repo_labels: list[str]) -> list[str]:
+    """Pure: the labels to add, whatever the policy allows for the repo's mode (``suggest``: the
+    review label only), never one a human removed and none already on the issue."""
+    removed = human_removed(feedback, issue.labels)
+    wanted = policy.labels_to_apply(triage, config, issue.labels, removed, repo_labels)
+    return [label for label in wanted if label not in issue.labels]
+
+
+def write_labels(deps: Deps, port: GitHubPort, issue: IssueState, labels: list[str]) -> None:
+    """Labels we apply are remembered (feedback source ``bot``), so one missing from the issue
+    later counts as removed by a human even when that ``unlabeled`` delivery never reached us."""
+    if not labels:
+        return
+    port.add_labels(issue.repo, issue.number, labels)
+    for label in labels:
+        deps.store.add_feedback(Feedback(repo=issue.repo, number=issue.number, source="bot",
+                                         dimension="label", new_id=label, who=deps.bot_login))
 
 
 def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
@@ -192,6 +281,10 @@ def human_removed(feedback: list[Feedback], current: list[str]) -> set[str]:
 
 # index, feedback, commands, installations ---------------------------------------------------
 def index_add_job(deps: Deps, job: Job) -> str:
+    """Read (the issue, the repository's configuration), decide who may see the item and whether
+    the model may read it (pure), then index it (``deps.indexer`` triages it first when nobody
+    labelled it, and writes the index)."""
+    deps.refresh()
     port = deps.port_for(job.installation_id)
     issue = port.get_issue(job.repo or "", job.number or 0)
     if issue is None or issue.state != "closed" or issue.is_pull_request:
@@ -215,7 +308,7 @@ def corrected_labels(store: Store, repo: str, number: int) -> Labels | None:
     stored = store.get_triage(repo, number)
     if stored is None:
         return None
-    ids = {dim: stored.triage.prediction(dim).id for dim in DIMENSIONS}
+    ids = {dim: stored.triage.prediction(dim).id for dim in taxonomy.DIMENSIONS}
     for fb in store.feedback(repo, number):
         if fb.dimension in ids and fb.new_id and fb.source in ("command", "page"):
             ids[fb.dimension] = fb.new_id
@@ -244,6 +337,7 @@ def command_job(deps: Deps, job: Job) -> str:
         return "ignored: not a command"
     if cmd.action == "rerun":  # routed as a triage job now; only jobs queued before that get here
         return triage_job(deps, job.model_copy(update={"payload": {"reason": "command"}}))
+    deps.refresh()  # the re-posted comment's neighbours are checked against the index as it is now
     stored = deps.store.get_triage(job.repo or "", job.number or 0)
     dimension = "is_bug" if cmd.action == "not_a_bug" else cmd.dimension
     old = _old_id(stored.triage if stored else None, dimension)
@@ -260,11 +354,13 @@ def command_job(deps: Deps, job: Job) -> str:
 def show_correction(deps: Deps, job: Job, stored: StoredTriage | None, dimension: str,
                     new: str | None) -> Triage | None:
     """Re-render our comment with the correction (and, in ``apply`` mode, add its mapped label);
-    returns the corrected triage to store, None when there is nothing to correct. GitHub first,
-    the store after, so a retried job records the feedback once."""
+    returns the corrected triage to store, None when there is nothing to correct. Reads first,
+    then GitHub writes, the store after, so a retried job records the feedback once. The comment
+    keeps only neighbours the repository may still see (``still_visible``)."""
     if stored is None:
         return None
-    fixed = still_visible(deps, corrections.apply_correction(stored.triage, dimension, new),
+    fixed = still_visible(corrections.apply_correction(stored.triage, dimension, new),
+                          getattr(deps.engine, "index", None),
                           Viewer.of(stored.repo, job.installation_id))
     port = deps.port_for(job.installation_id)
     issue = port.get_issue(stored.repo, stored.number)
@@ -273,9 +369,11 @@ def show_correction(deps: Deps, job: Job, stored: StoredTriage | None, dimension
     config = repo_config.parse_repo_config(port.read_file(issue.repo, repo_config.CONFIG_PATH))
     if config.mode == "off" or not config.enabled:
         return fixed
-    upsert_comment(deps, port, issue, fixed)
-    if config.mode == "apply":
-        apply_labels(deps, port, issue, fixed, config)
+    existing = bot_comment.find_existing(deps.store, port, issue, deps.bot_login)
+    labels = plan_labels(fixed, config, issue, deps.store.feedback(issue.repo, issue.number),
+                         port.repo_labels(issue.repo)) if config.mode == "apply" else []
+    bot_comment.write_comment(deps.store, port, issue, fixed, deps.render(fixed), existing)
+    write_labels(deps, port, issue, labels)
     return fixed
 
 
@@ -287,15 +385,15 @@ def _command_value(value: str | bool | None) -> str | None:
 
 
 def _old_id(triage: Triage | None, dimension: str | None) -> str | None:
-    if triage is None or dimension not in DIMENSIONS + ("is_bug",):
+    if triage is None or dimension not in taxonomy.DIMENSIONS + ("is_bug",):
         return None
     return triage.prediction(dimension).id
 
 
-def still_visible(deps: Deps, triage: Triage, viewer: Viewer) -> Triage:
-    """A stored triage re-posted later shows only neighbours ``viewer`` may still see: the
-    repository of one may have gone private, or been removed, since it was stored."""
-    index = getattr(deps.engine, "index", None)  # engines without an index (fakes) have nothing to hide
+def still_visible(triage: Triage, index: IssueIndex | None, viewer: Viewer) -> Triage:
+    """Pure: a stored triage re-posted later shows only neighbours ``viewer`` may still see in
+    ``index``: the repository of one may have gone private, or been removed, since it was stored.
+    Without an index (an engine fake) there is nothing to hide."""
     if index is None or not triage.similar:
         return triage
 
@@ -311,44 +409,54 @@ def installation_job(deps: Deps, job: Job) -> str:
     """Installations and their repositories. Removing the App (``deleted``) or a repository from
     it (``removed``) forgets: private indexed items, stored triages, comment ids, feedback, jobs
     and cached LLM answers of those repositories are deleted (``forget``). Adding one back
-    (``created``, ``added``) lets jobs for it run again."""
+    (``created``, ``added``) lets jobs for it run again. What to forget is read first, then the
+    writes are made."""
     if job.installation_id is None:
         return "ignored: no installation id"
     action = job.payload.get("action")
-    active = action not in ("deleted", "suspend")
-    deps.store.set_installation(job.installation_id, job.payload.get("account", ""), active)
     added, removed = job.payload.get("added", []), job.payload.get("removed", [])
-    if action == "deleted":
-        note = forget(deps, job, added + removed, job.installation_id)
-        return f"installation deleted; {note}"
+    deleted = action == "deleted"
+    gone = repos_to_forget(deps, added + removed if deleted else removed,
+                           job.installation_id if deleted else None)
+    deps.store.set_installation(job.installation_id, job.payload.get("account", ""),
+                                action not in ("deleted", "suspend"))
+    if deleted:
+        return f"installation deleted; {forget(deps, job, gone, job.installation_id)}"
     deps.store.set_repos(job.installation_id, added, removed)
     deps.store.unforget(added)
     if removed:
-        return f"installation {action}; {forget(deps, job, removed, None)}"
+        return f"installation {action}; {forget(deps, job, gone, None)}"
     return f"installation {action}"
 
 
-def forget(deps: Deps, job: Job, repos: list[str], installation_id: int | None) -> str:
-    """Delete what we hold of these repositories (and, with ``installation_id``, of every
-    repository we know under that installation): private index items, store rows, LLM answers."""
+def repos_to_forget(deps: Deps, repos: list[str], installation_id: int | None) -> list[str]:
+    """These repositories and, with ``installation_id``, every repository we know under that
+    installation (in the store's records and in the index), sorted."""
     everything = set(repos)
     if installation_id is not None:
         everything |= set(deps.store.repos_of_installation(installation_id))
         if deps.keeper is not None:
             everything |= deps.keeper.repos_of(installation_id)
+    return sorted(everything)
+
+
+def forget(deps: Deps, job: Job, repos: list[str], installation_id: int | None) -> str:
+    """Delete what we hold of ``repos`` (``repos_to_forget``): private index items (with
+    ``installation_id``, every item indexed from it), store rows, LLM answers."""
     removed = 0
     if deps.keeper is not None:
-        _, removed = deps.keeper.apply(Change(action="forget", repos=tuple(sorted(everything)),
+        _, removed = deps.keeper.apply(Change(action="forget", repos=tuple(repos),
                                               installation_id=installation_id))
-    rows = deps.store.forget_repos(sorted(everything), installation_id, keep_job=job.id)
-    answers = deps.forget_llm(sorted(everything)) if deps.forget_llm else 0
-    return (f"forgot {len(everything)} repositories: {removed} private index items, "
+    rows = deps.store.forget_repos(repos, installation_id, keep_job=job.id)
+    answers = deps.forget_llm(repos) if deps.forget_llm else 0
+    return (f"forgot {len(repos)} repositories: {removed} private index items, "
             f"{sum(rows.values())} stored rows, {answers} LLM answers")
 
 
 def visibility_job(deps: Deps, job: Job) -> str:
     """A repository made private or public, renamed, transferred or deleted; an issue deleted or
-    transferred: the index follows (``learning.visibility``), and so do our records."""
+    transferred: the index follows (``learning.visibility``), and so do our records. Read (the
+    repository's visibility now), decide the change, then write: index, store, LLM cache."""
     change = Change.model_validate(job.payload["change"])
     if change.action == "visibility" and job.installation_id is not None:
         change = _current_visibility(deps, job, change)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Triage
@@ -40,8 +40,15 @@ class Command(BaseModel):
     ``distributed_specific``; None for ``rerun`` and ``not_a_bug``."""
 
     action: Literal["rerun", "set", "not_a_bug"]
-    dimension: Literal["stage", "symptom", "root_cause", "fix_pattern", "distributed_specific"] | None = None
+    dimension: str | None = None  # one of taxonomy.LABEL_DIMENSIONS
     value: str | bool | None = None
+
+    @field_validator("dimension")
+    @classmethod
+    def _a_label_dimension(cls, value: str | None) -> str | None:
+        if value is not None and value not in taxonomy.LABEL_DIMENSIONS:
+            raise ValueError(f"not a dimension a command can set: {value!r}")
+        return value
 
 
 def may_command(author_association: str | None) -> bool:
@@ -134,7 +141,7 @@ def confident_keys(triage: Triage, config: RepoConfig) -> list[str]:
     thresholds = config.thresholds
     stage = triage.stage.id if _confident(triage, "stage", thresholds.stage) else None
     keys = [stage] if stage else []
-    for dim in ("symptom", "root_cause", "fix_pattern"):
+    for dim in taxonomy.AFTER_STAGE:
         label_id = triage.prediction(dim).id
         if _confident(triage, dim, getattr(thresholds, dim)) and _in_stage(label_id, stage):
             keys.append(label_id)

@@ -3,27 +3,31 @@ when called, never at import: settings are passed in (or read once by the gunico
 from __future__ import annotations
 
 import logging
-import shutil
 import signal
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from werkzeug.serving import make_server
 
-from triagebot.comment import render as comment
-from triagebot.domain.models import Triage
+from triagebot.github import client as github
+from triagebot.github.ratelimit import QuotaTracker, WritePacer
+from triagebot.learning.live import LiveEngine, make_indexer
+from triagebot.learning.visibility import IndexKeeper
 from triagebot.logs import emit, setup
 from triagebot.service import housekeeping, rq_transport
 from triagebot.service import jobs as handlers
+from triagebot.service.app import create_app
+from triagebot.service.assembly import build_engine, prepare_index, renderer
 from triagebot.service.jobs import Deps
 from triagebot.service.worker import Worker, WorkerThread, start_threads, stop_workers
-from triagebot.settings import DEFAULT_INDEX, Settings
+from triagebot.settings import Settings
+from triagebot.store.db import Database
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
+from triagebot.store.write_ledger import DbLedger
 
 log = logging.getLogger("triagebot.service.wiring")
 
@@ -31,8 +35,6 @@ log = logging.getLogger("triagebot.service.wiring")
 def open_store(settings: Settings) -> Store:
     """The process's store: PostgreSQL sessions come from one pool of ``db_pool_size``, so build
     it once per process and share it (the receiver and the embedded workers of ``serve`` do)."""
-    from triagebot.store.db import Database
-
     return Store(Database(settings.db, pool_size=settings.db_pool_size))
 
 
@@ -41,10 +43,6 @@ def github_port_factory(settings: Settings, store: Store,
     """installation id -> GitHubPort. Writes of every worker process are paced through one ledger
     in the database (RELIABILITY 24, 29); one quota tracker per process watches the primary limit
     (the caller passes it so jobs can consult it before calling GitHub, RELIABILITY 27)."""
-    from triagebot.github import client as github
-    from triagebot.github.ratelimit import QuotaTracker, WritePacer
-    from triagebot.store.write_ledger import DbLedger
-
     pacer, quota = WritePacer(DbLedger(store.db)), quota or QuotaTracker()
     ports: dict[int | None, Any] = {}
 
@@ -59,79 +57,36 @@ def github_port_factory(settings: Settings, store: Store,
     return port_for
 
 
-def prepare_index(settings: Settings) -> Path:
-    """The service's live index directory; on first start (no TRIAGEBOT_INDEX, nothing in the
-    data directory yet) a copy of the shipped seed index. The copy is made beside the target
-    and renamed into place, so two processes starting together never see half an index."""
-    target = settings.index_dir
-    if settings.index is not None or target.exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".index-seed-", dir=target.parent))
-    try:
-        shutil.copytree(DEFAULT_INDEX, staging, dirs_exist_ok=True)
-        staging.rename(target)
-        emit(log, "seeded the live index", index=str(target), seed=str(DEFAULT_INDEX))
-    except OSError:
-        if not target.exists():  # another process won the rename: use its copy
-            raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
-
-
-def load_engine(settings: Settings) -> Any:
-    """The engine, reloaded when the index on the shared volume changes, with the LLM refiner
-    when one is configured."""
-    from triagebot.learning.live import LiveEngine
-    from triagebot.llm.client import build_refiner
-
-    return LiveEngine.load(prepare_index(settings), refiner=build_refiner())
-
-
-def renderer(settings: Settings, engine: Any) -> Callable[[Triage], str]:
-    """Comments link only to issues of the indexed repositories, and are scanned for the
-    configured secret values before anything is posted."""
-    secrets = [s.get_secret_value() for s in (settings.webhook_secret, settings.webhook_secret_old,
-                                               settings.private_key, settings.openai_api_key)
-               if s.get_secret_value()]
-
-    def render(triage: Triage) -> str:
-        repos = frozenset(getattr(engine, "repos", lambda: ())())
-        return comment.render(triage, allowed_repos=repos, secrets=secrets)
-
-    return render
+def load_engine(settings: Settings) -> LiveEngine:
+    """The service's engine: ``assembly.build_engine`` (the one the CLI uses too) over the live
+    index in the data directory, seeded from the shipped index on first start."""
+    return build_engine(settings, prepare_index(settings))
 
 
 def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
-    from triagebot.github.ratelimit import QuotaTracker
-
     quota = overrides.pop("quota", None) or QuotaTracker()
     engine = overrides.pop("engine", None) or load_engine(settings)
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
+    refresh = overrides.pop("refresh", None) or getattr(engine, "refresh", None) or (lambda: None)
     overrides.setdefault("keeper", _keeper(engine))
     overrides.setdefault("forget_llm", getattr(getattr(engine, "refiner", None), "forget", None))
     overrides.setdefault("llm_private_repos", settings.llm_private_repos)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
-                render=render, indexer=indexer, paused=quota.resume_in, **overrides)
+                render=render, indexer=indexer, paused=quota.resume_in, refresh=refresh, **overrides)
 
 
 def _keeper(engine: Any) -> Any:
     """Visibility changes and uninstalls reach the index through the engine's index (``learning``
     owns how); an engine without one (a test fake) has nothing to keep current."""
-    from triagebot.learning.visibility import IndexKeeper
-
     return IndexKeeper(engine) if hasattr(engine, "index") else None
 
 
 def _indexer(engine: Any, store: Store) -> Any:
     """Closed-as-completed issues join the index (the learning module owns how); only a live
     engine, which follows the index directory, can take them."""
-    from triagebot.learning.live import LiveEngine, make_indexer
-
     return make_indexer(engine, store) if isinstance(engine, LiveEngine) else None
 
 
@@ -156,9 +111,7 @@ def _app_client_factory(settings: Settings) -> Callable[[], Any] | None:
         return None
 
     def make() -> Any:
-        from triagebot.github.client import app_client
-
-        return app_client(settings)
+        return github.app_client(settings)
 
     return make
 
@@ -186,13 +139,12 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8080,
           **overrides: Any) -> None:
     """Development server: werkzeug plus embedded worker threads. Use gunicorn in production.
 
-    The listener answers at once: the receiver needs no model, so the engine loads in the
-    background and the workers start when it is ready (a restart used to refuse webhooks for the
-    1-30 s the model took to load; GitHub does not retry them). ``/healthz`` says
-    ``index_loaded: false`` meanwhile. SIGTERM (or ``stop``) closes the listener, lets the
-    workers finish their jobs (``stop_grace``) and hands back what is still running."""
-    from werkzeug.serving import make_server
-
+    The listener answers at once: the receiver needs no model, so the engine (``build_engine``
+    over the live index, through ``run_workers``) loads in the background and the workers start
+    when it is ready (a restart used to refuse webhooks for the 1-30 s the model took to load;
+    GitHub does not retry them). ``/healthz`` says ``index_loaded: false`` meanwhile. SIGTERM
+    (or ``stop``) closes the listener, lets the workers finish their jobs (``stop_grace``) and
+    hands back what is still running."""
     setup()
     settings.require_serving()
     stop = stop or threading.Event()
@@ -235,8 +187,6 @@ def create_wsgi(settings: Settings, store: Store | None = None,
                 index_loaded: Callable[[], bool] | None = None) -> Flask:
     """The web tier does not load the engine; healthz reports whether the index is on disk (or,
     in ``serve``, whether the embedded workers' engine is loaded)."""
-    from triagebot.service.app import create_app
-
     store = store or open_store(settings)
     index = prepare_index(settings)  # the review page reads and corrects it
     return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),

@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from triagebot.settings import ConfigError
+
 POOL_SIZE = 10  # PostgreSQL sessions per Database (per process): TRIAGEBOT_DB_POOL_SIZE
 POOL_TIMEOUT_S = 5.0  # wait this long for a free session, then fail (GitHub gives us 10 s)
 WRITERS_LOCK = 4242  # PostgreSQL advisory lock (one-key space) of serialized transactions
@@ -108,8 +110,6 @@ class Database:
         try:  # optional dependencies, only for PostgreSQL deployments
             from psycopg_pool import ConnectionPool
         except ImportError:
-            from triagebot.settings import ConfigError
-
             raise ConfigError("TRIAGEBOT_DB is a PostgreSQL URL but psycopg/psycopg-pool are not "
                               "installed: pip install 'triagebot[postgres]'") from None
         # check: a session dropped by a database restart is replaced, not handed to a request

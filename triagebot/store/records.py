@@ -113,6 +113,13 @@ class Store(ReviewAccess):
                             triage=Triage.model_validate_json(r[3]), comment_id=r[4],
                             created_at=r[5], updated_at=r[6])
 
+    def author_triages_since(self, author: str, since: float, exclude: tuple[str, int]) -> int:
+        """Distinct issues of one author that took a flood-limit slot since ``since``, other than
+        ``exclude``: the triage job's read of the limit (``take_author_slot`` books atomically)."""
+        sql = ("SELECT COUNT(*) FROM author_slots WHERE author = ? AND at >= ? "
+               "AND NOT (repo = ? AND number = ?)")
+        return int(self.db.query(sql, (author, since, *exclude))[0][0])
+
     def take_author_slot(self, author: str, repo: str, number: int, limit: int,
                          window_s: float = 3600.0) -> bool:
         """The flood limit per author: may this issue be triaged, at most ``limit`` distinct

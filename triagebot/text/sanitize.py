@@ -16,15 +16,12 @@ would otherwise fold the full-width sign back to ASCII.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel
+from triagebot.text import secrets
+from triagebot.text.signal import one_line
 
-# Zero-width, bidi controls (Trojan Source), BOM and soft hyphen (RELIABILITY 41).
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad\u2060-\u2064]")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _URL = re.compile(
     r"(?:\b[a-z][a-z0-9+.\-]{1,20}://|\bwww\.|\b(?:javascript|data|vbscript|file):(?=\S))\S*", re.I
 )
@@ -43,19 +40,6 @@ _ESCAPES = {
 }
 ELLIPSIS = "…"
 
-# Token shapes of credentials (RELIABILITY 22, 36). ``sk-`` needs a word start so "disk-offload"
-# and "risk-free" are not findings; GitHub tokens are matched by prefix alone, with no length
-# assumption (the stateless ``ghs_`` tokens are not 40 characters).
-_SECRET_PATTERNS: dict[str, re.Pattern[str]] = {
-    "github_app_token": re.compile(r"ghs_[A-Za-z0-9_.\-]+"),
-    "github_pat": re.compile(r"ghp_[A-Za-z0-9_]+|github_pat_[A-Za-z0-9_]+"),
-    "github_oauth_token": re.compile(r"gho_[A-Za-z0-9_]+"),
-    "openai_key": re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_\-]{8,}"),
-    "private_key": re.compile(r"-----BEGIN"),
-}
-MIN_EXTRA_SECRET_CHARS = 8  # shorter "secrets" would match ordinary words and block every comment
-SECRET_REDACTION = "[redacted]"
-
 _DOC_HOSTS: dict[str, tuple[str, ...]] = {
     "deepspeed.ai": ("/",),
     "www.deepspeed.ai": ("/",),
@@ -68,22 +52,6 @@ _THREAD_KINDS = ("issues", "pull", "pulls", "discussions")
 _SAFE_PATH = re.compile(r"^/[A-Za-z0-9._~/\-]*$")
 _SAFE_FRAGMENT = re.compile(r"^[A-Za-z0-9._\-]*$")
 _REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9\-]{0,38})/[A-Za-z0-9._\-]{1,100}$")
-
-
-class SecretFinding(BaseModel):
-    """Where a secret-looking string sits. The matched value itself is deliberately not kept, so a
-    finding can be logged without leaking what it found."""
-
-    kind: str
-    start: int
-
-
-def clean(text: str) -> str:
-    """NFKC, invisible and control characters removed, whitespace collapsed to single spaces."""
-    text = unicodedata.normalize("NFKC", text or "")
-    text = _INVISIBLE.sub("", text)
-    text = _CONTROL.sub(" ", text)
-    return " ".join(text.split())
 
 
 def neutralize_mentions(text: str) -> str:
@@ -102,16 +70,10 @@ def remove_urls(text: str) -> str:
     return _URL.sub(_LINK_PLACEHOLDER, text)
 
 
-def redact_secrets(text: str) -> str:
-    """Token-shaped strings replaced, so one pasted key does not cost the whole comment."""
-    for pattern in _SECRET_PATTERNS.values():
-        text = pattern.sub(SECRET_REDACTION, text)
-    return text
-
-
-def _neutral(text: str) -> str:
-    """The shared first half of every sanitiser: plain, link-free, mention-free, secret-free."""
-    text = redact_secrets(remove_urls(clean(text)))
+def neutral(text: str) -> str:
+    """The shared first half of every sanitiser: one plain line, link-free, mention-free and
+    reference-free, every secret shape masked (so one pasted key does not cost the whole comment)."""
+    text = secrets.redact(remove_urls(one_line(text)))
     return neutralize_references(neutralize_mentions(text))
 
 
@@ -132,8 +94,8 @@ def _cap_escaped(pieces: Iterable[str], max_len: int) -> str:
 
 def safe_inline(text: str, max_len: int = 200) -> str:
     """User-derived text made safe for one line of Markdown: at most ``max_len`` characters."""
-    neutral = _neutral(text)
-    return _cap_escaped((_ESCAPES.get(c, c) for c in neutral), max(max_len, 1))
+    line = neutral(text)
+    return _cap_escaped((_ESCAPES.get(c, c) for c in line), max(max_len, 1))
 
 
 def safe_code(text: str, max_len: int = 120) -> str:
@@ -141,16 +103,16 @@ def safe_code(text: str, max_len: int = 120) -> str:
 
     Backticks are dropped because a code span cannot escape them; inside code GitHub renders no
     Markdown, HTML, mentions or references, but we neutralise them anyway in case the span breaks."""
-    neutral = _neutral(text).replace("`", "'")
-    if len(neutral) > max_len:
-        neutral = neutral[: max(max_len - 1, 0)].rstrip() + ELLIPSIS
-    return f"`{neutral}`" if neutral.strip() else "`…`"
+    line = neutral(text).replace("`", "'")
+    if len(line) > max_len:
+        line = line[: max(max_len - 1, 0)].rstrip() + ELLIPSIS
+    return f"`{line}`" if line.strip() else "`…`"
 
 
 def plain(text: str, max_len: int = 200) -> str:
     """User-derived text for a terminal: no control characters (ANSI escapes), no bidi tricks, no
     token-shaped secrets (CLI output gets pasted into issues too)."""
-    text = redact_secrets(clean(text))
+    text = secrets.redact(one_line(text))
     return text if len(text) <= max_len else text[: max(max_len - 1, 0)] + ELLIPSIS
 
 
@@ -173,7 +135,7 @@ _BLOB = re.compile(r"[A-Za-z0-9+/]{20,}={0,2}")
 def inert_quote(line: str, strict: bool = False) -> bool:
     """True when a quoted line of user text is safe to show as evidence (``strict``: not even
     brackets, backticks or angle brackets, for lines a model claims to quote)."""
-    line = clean(line)
+    line = one_line(line)
     if _UNSAFE_QUOTE.search(line) or _INSTRUCTION_WORDS.search(line):
         return False
     if strict and _MARKUP.search(line):
@@ -187,19 +149,13 @@ def _encoded(blob: str) -> bool:
         c.isdigit() for c in blob)
 
 
-def scan_secrets(text: str, extra_secrets: Iterable[str] = ()) -> list[SecretFinding]:
+def scan_secrets(text: str, extra_secrets: Iterable[str] = ()) -> list[secrets.Finding]:
     """Secret-looking strings in ``text`` (RELIABILITY 36), also behind Markdown escapes.
 
     Escaping turns ``ghp_x`` into ``ghp\\_x``, so the text is scanned as written and with the
-    backslashes removed. Configured secrets shorter than ``MIN_EXTRA_SECRET_CHARS`` are ignored."""
-    findings: list[SecretFinding] = []
-    for variant in _variants(text):
-        for kind, pattern in _SECRET_PATTERNS.items():
-            findings += [SecretFinding(kind=kind, start=m.start()) for m in pattern.finditer(variant)]
-        for secret in extra_secrets:
-            if secret and len(secret) >= MIN_EXTRA_SECRET_CHARS and secret in variant:
-                findings.append(SecretFinding(kind="configured_secret", start=variant.index(secret)))
-    return findings
+    backslashes removed. Configured secrets shorter than ``secrets.MIN_CONFIGURED_CHARS`` are
+    ignored."""
+    return [found for variant in _variants(text) for found in secrets.find(variant, extra_secrets)]
 
 
 def _variants(text: str) -> list[str]:

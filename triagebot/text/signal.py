@@ -11,9 +11,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Zero-width and bidi controls (Trojan Source) plus BOM: never meaningful in a bug report.
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff\u00ad]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# The one set of invisible characters (RELIABILITY 41), for every reader of untrusted text: zero-width
+# characters, bidi controls (Trojan Source), word joiner and invisible operators, BOM and soft hyphen.
+# Never meaningful in a bug report, and a copy-paste carries them along.
+INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # keeps tab and newlines
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _HTML_COMMENT = re.compile(r"<!--.*?(-->|$)", re.S)
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^>]{0,500}>")
@@ -61,8 +64,17 @@ def normalize(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _ANSI.sub("", text)
     text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)
+    text = INVISIBLE.sub("", text)
     return _CONTROL.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """One line for people to read (comments, terminals, resolution lines): NFKC, invisible
+    characters removed, every control character (newlines, ESC, C1) a space, whitespace collapsed.
+    An ANSI sequence keeps its harmless tail ("[31m") rather than being interpreted."""
+    text = unicodedata.normalize("NFKC", text or "")
+    text = INVISIBLE.sub("", text)
+    return " ".join(_ANY_CONTROL.sub(" ", text).split())
 
 
 def strip_markup(text: str) -> str:
