@@ -146,7 +146,7 @@ def triage_job(deps: Deps, job: Job) -> str:
     if isinstance(inputs, str):
         return f"skipped: {inputs}"
     triage = deps.engine.triage(inputs.issue.to_issue(), viewer=inputs.viewer, llm=inputs.llm,
-                                targets=dict(inputs.config.precision) or None)
+                                targets={str(k): v for k, v in inputs.config.precision.items()} or None)
     plan = plan_triage(inputs, triage, deps.render)
     if deps.store.forgotten(inputs.issue.repo):  # removed from the installation while we worked
         return f"skipped: {FORGOTTEN}"
