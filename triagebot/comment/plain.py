@@ -45,7 +45,7 @@ def _block(title: str, items: list[str]) -> list[str]:
 
 
 def _stated(triage: Triage, dimension: str) -> bool:
-    if dimension in ("distributed_specific", "is_bug"):
+    if dimension in taxonomy.FLAGS:
         return flag(triage, dimension) is not None
     return choice(triage, dimension) is not None
 

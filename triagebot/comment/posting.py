@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Literal
 
 from triagebot.comment.sections import asked_missing, choice, flag, split_similar
-from triagebot.domain import missing
+from triagebot.domain import missing, taxonomy
 from triagebot.domain.models import Triage
 
 CommentMode = Literal["useful", "always", "never"]
@@ -34,7 +34,7 @@ def posting_reasons(triage: Triage) -> list[str]:
     fix pattern, or "not a bug"), a relevant link, or a request specific to this report. The
     distributed flag alone is not: it tells the reporter nothing they can act on."""
     reasons = []
-    if any(choice(triage, dim) for dim in ("stage", "symptom", "root_cause", "fix_pattern")) \
+    if any(choice(triage, dim) for dim in taxonomy.DIMENSIONS) \
             or flag(triage, "is_bug") is False:
         reasons.append("a stated label")
     resolved, related = split_similar(triage.similar)

@@ -147,7 +147,7 @@ class LabelledIssue(Issue):
         )
 
 
-FLAG_DIMENSIONS = ("distributed_specific", "is_bug")
+FLAG_DIMENSIONS = taxonomy.FLAGS
 FLAG_YES = frozenset({"yes", "true", "1", "y"})
 FLAG_NO = frozenset({"no", "false", "0", "n"})
 
@@ -268,7 +268,7 @@ class Triage(BaseModel):
             return None if dimension == "is_bug" and value in FLAG_YES else value in FLAG_YES
         if taxonomy.label(dimension, pred.id) is None:
             return None
-        stage = self.stated("stage") if dimension in ("symptom", "root_cause") else None
+        stage = self.stated("stage") if dimension in taxonomy.IN_STAGE else None
         if stage is not None and taxonomy.stage_of(dimension, pred.id) != stage:
             return None  # a symptom of another stage contradicts the stated one
         return pred.id

@@ -174,7 +174,7 @@ def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage
     for dim in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"):
         pred = triage.prediction(dim)
         value: Any = pred.id
-        if dim in ("distributed_specific", "is_bug"):
+        if dim in taxonomy.FLAGS:
             value = None if pred.id == taxonomy.UNKNOWN else pred.id == "yes"
         forced[dim] = value
         stated[dim] = triage.stated(dim)  # the comment's own definition

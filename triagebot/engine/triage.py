@@ -152,7 +152,7 @@ def predict(
 def _hierarchy_kept(preds: dict[str, Prediction]) -> dict[str, Prediction]:
     """A symptom or root cause names its stage: never one stated without it, nor outside it."""
     stage = preds["stage"]
-    outside = tuple(dim for dim in ("symptom", "root_cause")
+    outside = tuple(dim for dim in taxonomy.IN_STAGE
                     if stage.abstained or taxonomy.stage_of(dim, preds[dim].id) != stage.id)
     return _withheld(preds, outside) if outside else preds
 
@@ -170,7 +170,7 @@ def _decisive_build_failure(preds: dict[str, Prediction], dists: dict[str, dict[
         confidence=round(dists.get("stage", {}).get(DECISIVE_STAGE, 0.0), 4), abstained=False,
         evidence=rules.evidence(full, "stage", DECISIVE_STAGE),
         facts=rules.facts(full, "stage", DECISIVE_STAGE))
-    return {**_withheld(preds, ("symptom", "root_cause", "fix_pattern")), "stage": stage}
+    return {**_withheld(preds, taxonomy.AFTER_STAGE), "stage": stage}
 
 
 def _withheld(preds: dict[str, Prediction], dims: tuple[str, ...]) -> dict[str, Prediction]:
@@ -200,22 +200,30 @@ def _name(dimension: str, label_id: str) -> str:
     return taxonomy.name(dimension, label_id)
 
 
+# A neighbour whose text is nearly the same report is linked whatever its relevance score: the
+# score is trained on pairs of distinct reports, which are almost never this close, and a
+# near-duplicate is the most useful link a reporter can get.
+NEAR_DUPLICATE = 0.92
+
+
 def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
     threshold: float,
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
-    above the calibrated threshold, at most ``relevance.MAX_LINKS``, best first; a duplicate is
-    replaced by its original, and each issue appears once."""
+    above the calibrated threshold (or nearly the same text), at most ``relevance.MAX_LINKS``,
+    best first; a duplicate is replaced by its original, and each issue appears once."""
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features)
     scores = record.relevance.score(rows)
     shown: list[Similar] = []
     seen: set[tuple[str, int]] = set()
     for j in np.argsort(-scores, kind="stable"):
-        if scores[j] < threshold or len(shown) >= relevance.MAX_LINKS:
-            break
         row, cosine = hits[int(j)]
+        if len(shown) >= relevance.MAX_LINKS:
+            break
+        if scores[j] < threshold and cosine < NEAR_DUPLICATE:
+            continue
         item = _original(index, index.items[row])
         if item.key in seen:
             continue

@@ -14,6 +14,7 @@ here only: this module is used by ``scripts/train_encoder.py``, never by the ser
 from __future__ import annotations
 
 import logging
+import random
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -37,8 +38,6 @@ def label_ids(values: list[str], unknown: str = "unknown") -> tuple[np.ndarray, 
 
 
 def set_seed(seed: int = SEED) -> None:
-    import random
-
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
