@@ -50,6 +50,8 @@ SECRET_TITLE = "Quasar XJ-9 cluster: ZeRO-3 allgather hangs with flibbergrad opt
 CONTROL_TITLE = "ZeRO-3 allgather hangs with flibbergrad optimizer on the public control cluster"
 NEW_TITLE = "ZeRO-3 allgather hangs with the flibbergrad optimizer after 1200 steps"
 LEAKS = (SECRET_TITLE, "XJ-9", "secret-fork", "Quasar")
+# Comments shorten titles to about 50 characters: what of each title a comment shows.
+CONTROL_SHOWN, SECRET_SHOWN = CONTROL_TITLE[:40], SECRET_TITLE[:40]
 
 
 def _free_port() -> int:
@@ -213,12 +215,12 @@ def test_private_issue_is_indexed_as_private(rig: Rig) -> None:
 def test_comments_elsewhere_link_the_public_control_but_never_the_private_issue(rig: Rig) -> None:
     for repo, number, installation in ((OTHER, 7, 2), (PUBLIC, 8, 1)):
         body = rig.open(repo, number, installation)
-        assert CONTROL_TITLE in body and f"{PUBLIC}/issues/6" in body, body  # not vacuous
+        assert CONTROL_SHOWN in body and f"{PUBLIC}/issues/6" in body, body  # not vacuous
         for leak in LEAKS:
             assert leak not in body, (repo, leak)
         assert not re.search(r"/issues/5(?!\d)", body)  # #5749 of the seed index is not #5
     home = rig.open(PRIVATE, 9, 1)
-    assert SECRET_TITLE in home and f"{PRIVATE}/issues/5" in home  # at home it is linked
+    assert SECRET_SHOWN in home and f"{PRIVATE}/issues/5" in home  # at home it is linked
 
 
 def test_prompts_carry_the_control_but_no_private_text(rig: Rig) -> None:
@@ -266,13 +268,13 @@ def test_visibility_changes_follow_the_repository(rig: Rig) -> None:
     assert rig.send("repository", {"action": "publicized", **rig.where(PRIVATE, 1),
                                    "sender": {"login": "acme-admin"}}) == 202
     _wait(lambda: rig.item(PRIVATE, 5)["visibility"] == "public", 60, "publicized")
-    assert SECRET_TITLE in rig.open(OTHER, 10, 2)
+    assert SECRET_SHOWN in rig.open(OTHER, 10, 2)
     rig.github.repo(PRIVATE).private = True
     assert rig.send("repository", {"action": "privatized", **rig.where(PRIVATE, 1),
                                    "sender": {"login": "acme-admin"}}) == 202
     _wait(lambda: rig.item(PRIVATE, 5)["visibility"] == "private", 60, "privatized")
     body = rig.open(OTHER, 11, 2)
-    assert CONTROL_TITLE in body and SECRET_TITLE not in body
+    assert CONTROL_SHOWN in body and SECRET_SHOWN not in body
 
 
 def test_renamed_repository_moves_its_items(rig: Rig) -> None:

@@ -203,7 +203,7 @@ def _name(dimension: str, label_id: str) -> str:
 # A neighbour whose text is nearly the same report is linked whatever its relevance score: the
 # score is trained on pairs of distinct reports, which are almost never this close, and a
 # near-duplicate is the most useful link a reporter can get.
-NEAR_DUPLICATE = 0.92
+NEAR_DUPLICATE = 0.85
 
 
 def similar_issues(
