@@ -34,7 +34,7 @@ class Fixed:
     def __init__(self, triage: Triage) -> None:
         self.result = triage
 
-    def triage(self, issue: object) -> Triage:
+    def triage(self, issue: object, **_options: object) -> Triage:  # viewer=, llm= (EngineLike)
         return self.result
 
 

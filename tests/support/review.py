@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from support.engine import permissive_calibration  # noqa: E402
 from support.service import RecordingPort  # noqa: E402
 from triagebot.domain.models import LabelledIssue, Labels  # noqa: E402
 from triagebot.engine.build import build_index  # noqa: E402
@@ -46,7 +47,10 @@ def seed_records(per_kind: int = 3) -> list[LabelledIssue]:
 
 
 def make_index(directory: Path) -> Path:
+    """The seed index with a permissive calibration: 21 issues are too few to calibrate, and an
+    uncalibrated index states nothing and links nothing (``engine.calibration``)."""
     index, _ = build_index(seed_records(), HashingEmbedder())
+    index.calibration = permissive_calibration()
     index.save(directory)
     return directory
 
