@@ -47,6 +47,8 @@ def seed_records(per_kind: int = 3) -> list[LabelledIssue]:
 
 
 def make_index(directory: Path) -> Path:
+    """The seed index with a permissive calibration: 21 issues are too few to calibrate, and an
+    uncalibrated index states nothing and links nothing (``engine.calibration``)."""
     index, _ = build_index(seed_records(), HashingEmbedder())
     index.calibration = permissive_calibration()  # too small to calibrate itself: state and link
     index.save(directory)

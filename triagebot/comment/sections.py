@@ -25,7 +25,7 @@ MAX_EVIDENCE = 3
 MAX_ALTERNATIVES = 2
 MIN_ALTERNATIVE = 0.15  # a runner-up under 15% tells a maintainer nothing
 RESOLUTION_CHARS = 260  # a whole sentence: a fix cut in the middle reads as a different fix
-TITLE_CHARS = 50
+TITLE_CHARS = 100  # whole titles; over the length budget related titles go first (render.SHED_ORDER)
 # Quotes per label once a comment is over its length budget (``render.SHED_ORDER``).
 QUOTES_PER_LABEL = 1
 
