@@ -1,21 +1,24 @@
 """Fine-tune the encoder on the shared labelled issues, reproducibly (fixed seed, CPU): the
-measurement behind the README's "domain encoder" rows. Not shipped yet (see the README).
+encoder the bot ships (``index/encoder/``) and the per-fold vectors behind its calibration and
+the README's figures. ``scripts/build_seed_index.sh`` runs this and the index build in one go.
 
     .venv/bin/python scripts/train_encoder.py [--data ../shared/data/issues.jsonl] [--epochs 3]
         [--folds-dir build/encoder-folds] [--skip-folds] [--final DIR]
 
-1. Honest folds: 5 folds stratified by symptom (seed 0). For each fold, fine-tune on the other four
-   and embed every issue with that encoder -> ``FOLDS_DIR/vectors_fold{k}.npy`` + ``folds.json``.
-   These are what ``triagebot eval --cv 5 --fold-vectors DIR`` and ``triagebot index build
-   --fold-vectors DIR`` read: the held-out issues of a fold were never seen by its encoder, so the
-   figures and the calibration that say how sure is sure enough are not flattered.
+1. Honest folds: 5 folds stratified by symptom (seed 0). For each fold, fine-tune on the other four,
+   write that encoder as int8 ONNX (``FOLDS_DIR/encoder_fold{k}/``) and embed every issue with it,
+   as the service would -> ``FOLDS_DIR/vectors_fold{k}.npy`` + ``folds.json``. These are what
+   ``triagebot eval --cv 5 --fold-vectors DIR`` and ``triagebot index build --fold-vectors DIR``
+   read: the held-out issues of a fold were never seen by its encoder, so the figures and the
+   calibration that says how sure is sure enough are not flattered.
 2. With ``--final DIR``: fine-tune on all issues, export the transformer with pooling to ONNX,
    fuse and quantise it as the base model's graph is (``engine.embed_onnx``), and write it with its
-   tokenizer to DIR.
-About 10 minutes a fine-tuning on 2 quiet cores; 40 under heavy load."""
+   tokenizer and ``encoder.json`` (whose ``name`` indexes built with it record) to DIR.
+About 5 minutes a fine-tuning on 2 quiet cores; 15 under heavy load."""
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -33,7 +36,8 @@ import numpy as np  # noqa: E402
 
 from triagebot.engine import tuning  # noqa: E402
 from triagebot.engine.dataset import read_labelled  # noqa: E402
-from triagebot.engine.embed_onnx import export_fused, quantise  # noqa: E402
+from triagebot.engine.embed_onnx import OnnxEmbedder, export_fused, quantise  # noqa: E402
+from triagebot.engine.model_files import TUNED_PREFIX  # noqa: E402
 from triagebot.text.signal import signal_text  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "issues.jsonl"
@@ -48,6 +52,26 @@ def stratified_folds(symptoms: list[str], k: int = K, seed: int = tuning.SEED) -
     return [sorted(int(i) for i in held_out) for _, held_out in split]
 
 
+def write_onnx(model, folder: Path) -> Path:  # type: ignore[no-untyped-def]
+    """The tuned transformer with pooling as a fused int8 ONNX graph plus its tokenizer."""
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        fp32 = Path(tmp) / "model.onnx"
+        export_fused(tmp, fp32)
+        quantise(fp32, folder / "model.int8.onnx")
+        shutil.copy(Path(tmp) / "tokenizer.json", folder / "tokenizer.json")
+    return folder / "model.int8.onnx"
+
+
+def write_card(folder: Path, card: dict) -> None:  # type: ignore[type-arg]
+    """``encoder.json``: how the encoder was made, and the name indexes built with it record,
+    derived from the graph's bytes so that a retrained encoder never queries an older index."""
+    digest = hashlib.sha256((folder / "model.int8.onnx").read_bytes()).hexdigest()[:10]
+    card = {"name": f"{TUNED_PREFIX}supcon-{digest}", **card}
+    (folder / "encoder.json").write_text(json.dumps(card, indent=1) + "\n")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -57,7 +81,11 @@ def main() -> int:
     parser.add_argument("--final", type=Path, default=None, metavar="DIR",
                         help="also train on all issues and write the int8 ONNX encoder to DIR")
     args = parser.parse_args()
+    import logging
+
     import torch
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
 
     torch.set_num_threads(os.cpu_count() or 1)
     records = read_labelled(args.data)
@@ -77,22 +105,18 @@ def main() -> int:
             start = time.time()
             model = tuning.finetune([texts[i] for i in train], symptoms[train], causes[train],
                                     epochs=args.epochs, tag=f"fold {k}")
-            np.save(out, tuning.embed(model, texts))
+            graph = write_onnx(model, args.folds_dir / f"encoder_fold{k}")
+            # embedded by the int8 graph the service would run, not by the fp32 torch model
+            np.save(out, OnnxEmbedder(graph=graph, name=f"fold {k}", cache_size=0).encode(texts))
             print(f"fold {k}: tuned on {len(train)} issues, {time.time() - start:.0f} s", flush=True)
     if args.final is not None:
         start = time.time()
         model = tuning.finetune(texts, symptoms, causes, epochs=args.epochs, tag="final")
-        with tempfile.TemporaryDirectory() as tmp:
-            model.save(tmp)
-            args.final.mkdir(parents=True, exist_ok=True)
-            fp32 = Path(tmp) / "model.onnx"
-            export_fused(tmp, fp32)
-            quantise(fp32, args.final / "model.int8.onnx")
-            shutil.copy(Path(tmp) / "tokenizer.json", args.final / "tokenizer.json")
-        (args.final / "encoder.json").write_text(json.dumps({
+        write_onnx(model, args.final)
+        write_card(args.final, {
             "base": "all-MiniLM-L6-v2", "loss": "SupCon on symptom + 0.3 x SupCon on root cause",
             "epochs": args.epochs, "seed": tuning.SEED, "issues": len(records),
-            "data": args.data.name}, indent=1))
+            "data": args.data.name})
         print(f"final encoder: {time.time() - start:.0f} s -> {args.final}", flush=True)
     return 0
 

@@ -159,3 +159,16 @@ def test_plugin_arguments_shown_inline_are_a_config() -> None:
     text = ('Using the Booster with GeminiPlugin (placement_policy="auto") the run crashes with '
             'CUDA out of memory.\ntorch.cuda.OutOfMemoryError: CUDA out of memory.')
     assert "config" not in _keys(text, "S4", True, framework="colossalai")
+
+
+def test_a_report_that_says_no_error_was_printed_is_not_asked_for_a_traceback() -> None:
+    text = "The MoE inference run crashes without any useful error output; the process just exits."
+    assert "traceback" not in _keys(text, "S5", False)
+    assert "traceback" in _keys("The MoE inference run crashes at the first step.", "S5", False)
+
+
+def test_a_report_naming_the_script_it_runs_is_not_asked_for_a_repro() -> None:
+    named = "Running examples/language/llama/benchmark.py with 8 GPUs gives wrong loss values."
+    assert "repro" not in _keys(named, "S5", False)
+    assert "repro" not in _keys("pretrain_gpt_distributed.sh diverges after 1k steps.", "S5", False)
+    assert "repro" in _keys("inference gives wrong answers with the new release", "S5", False)

@@ -111,3 +111,49 @@ def test_out_of_fold_record_never_uses_an_issue_to_predict_itself() -> None:
     calibration = record.calibration(index.items, range(len(index.items)))
     assert set(calibration.outcomes) >= {"stage", "symptom", "link"}
     assert len(calibration.outcomes["stage"].confidence) == len(records())
+
+
+def test_same_problem_needs_the_symptom_and_a_compatible_root_cause() -> None:
+    from triagebot.domain.models import Labels
+
+    def labels(symptom: str, cause: str) -> Labels:
+        stage = "S4" if symptom == "unknown" else f"S{symptom[0]}"
+        return Labels(stage=stage, symptom=symptom, root_cause=cause)
+
+    assert relevance.same_problem(labels("4.2", "R4.1"), labels("4.2", "R4.1"))
+    assert relevance.same_problem(labels("4.2", "R4.1"), labels("4.2", "unknown"))
+    assert not relevance.same_problem(labels("4.2", "R4.1"), labels("4.2", "R4.3"))
+    assert not relevance.same_problem(labels("4.2", "R4.1"), labels("4.1", "R4.1"))
+    assert not relevance.same_problem(labels("unknown", "unknown"), labels("unknown", "unknown"))
+
+
+def test_title_overlap_counts_distinctive_words_only() -> None:
+    a = relevance.title_words("ZeRO-3 hangs in allgather_fn with offload_param")
+    b = relevance.title_words("Training hangs at allgather_fn when offload_param is on")
+    assert {"allgather_fn", "offload_param", "hangs"} <= a & b
+    assert "training" not in b and "when" not in b
+    assert 0 < relevance.overlap(a, b) < 1
+    assert relevance.overlap(a, frozenset()) == 0.0
+
+
+def test_candidate_rows_carry_root_cause_belief_framework_and_title_overlap() -> None:
+    from triagebot.domain.models import IndexedIssue, Labels
+
+    items = [IndexedIssue(repo="deepspeedai/DeepSpeed", number=1, title="allgather_fn hangs",
+                          labels=Labels(stage="S4", symptom="4.1", root_cause="R4.2")),
+             IndexedIssue(repo="NVIDIA/Megatron-LM", number=2, title="loss is nan",
+                          labels=Labels(stage="S4", symptom="4.3", root_cause="R4.1"))]
+    dists = {"symptom": {"4.1": 0.7}, "stage": {"S4": 0.9}, "root_cause": {"R4.2": 0.4}}
+    rows = relevance.candidate_features([(0, 0.8), (1, 0.6)], items, "microsoft/Megatron-DeepSpeed",
+                                        dists, np.zeros(3), np.zeros((2, 3)), "hang in allgather_fn")
+    col = {name: i for i, name in enumerate(relevance.FEATURES)}
+    assert rows.shape == (2, len(relevance.FEATURES))
+    assert rows[0, col["p_root_cause"]] == 0.4 and rows[1, col["p_root_cause"]] == 0.0
+    assert rows[0, col["same_framework"]] == 1.0 and rows[1, col["same_framework"]] == 0.0
+    assert rows[0, col["title_overlap"]] > 0 and rows[1, col["title_overlap"]] == 0
+
+
+def test_a_relevance_record_from_another_feature_list_links_nothing() -> None:
+    old = relevance.RelevanceModel(weights=[1.0] * 8, bias=0.0)
+    scores = old.score(np.ones((3, len(relevance.FEATURES))))
+    assert scores.tolist() == [0.0, 0.0, 0.0]

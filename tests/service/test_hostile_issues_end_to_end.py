@@ -195,7 +195,7 @@ def test_65536_char_multibyte_body_is_triaged_quickly(tmp_path: Path) -> None:
         acked = time.monotonic() - started
         assert pipe.worker.drain() == 1
         elapsed = time.monotonic() - started
-    assert acked < 1.0 and elapsed < 10.0
+    assert acked < 5.0 and elapsed < 60.0  # well inside GitHub's 10 s; speed itself: bench/
     assert pipe.comment(1)
     [embedded] = pipe.embedder.seen
     assert len(embedded) <= text.SIGNAL_CHARS and not INVISIBLE.search(embedded)

@@ -90,8 +90,9 @@ def _register_index(sub) -> None:  # type: ignore[no-untyped-def]
 def cmd_index_build(args: argparse.Namespace, settings: Settings) -> int:
     records = read_labelled(args.data)
     parts, fold_vectors = _fold_vectors(args.fold_vectors, len(records))
-    index, rate = build_index(records, embed.default_embedder(settings.embedder),
-                              fold_vectors=fold_vectors, parts=parts)
+    embedder = embed.default_embedder(settings.embedder)
+    _warn_if_flattered(embedder.name, fold_vectors, "the calibration's thresholds")
+    index, rate = build_index(records, embedder, fold_vectors=fold_vectors, parts=parts)
     index.save(args.out)
     print(f"indexed {len(index)} issues into {args.out} ({rate:.1f} issues/s)")
     return 0
@@ -191,6 +192,15 @@ def _posting_decision() -> Callable[[Any], bool]:
     return lambda triage: worth_posting(triage, mode)
 
 
+def _warn_if_flattered(embedder: str, fold_vectors: object, what: str) -> None:
+    """The fine-tuned encoder has seen the shared issues' labels: cross-validating with it flatters
+    every figure unless each fold's vectors come from an encoder tuned without that fold."""
+    if fold_vectors is None and embedder.startswith(embed.TUNED_PREFIX):
+        print(f"warning: {embedder} was fine-tuned on labelled issues; without --fold-vectors "
+              f"(scripts/train_encoder.py --folds-dir DIR) {what} are flattered for issues it saw",
+              file=sys.stderr)
+
+
 def _fold_vectors(directory: Path | None, n: int):  # type: ignore[no-untyped-def]
     if directory is None:
         return None, None
@@ -211,7 +221,9 @@ def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
         if args.llm:
             raise UserError("--cv with --llm is not supported; build an index and use --index")
         parts, fold_vectors = _fold_vectors(args.fold_vectors, len(records))
-        result = evaluate.cross_validate(records, embed.default_embedder(settings.embedder), args.cv,
+        embedder = embed.default_embedder(settings.embedder)
+        _warn_if_flattered(embedder.name, fold_vectors, "these figures")
+        result = evaluate.cross_validate(records, embedder, args.cv,
                                          progress=log, fold_vectors=fold_vectors, parts=parts,
                                          render=_renderer({r.repo for r in records}),
                                          worth_posting=_posting_decision())
@@ -254,7 +266,9 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
             lines.append(f"  {dim:<22} precision {shown:>6}  coverage {m['coverage']:.3f}  ({m['stated']} stated)")
         links = stated["links"]
         shown = "-" if links["precision"] is None else f"{links['precision']:.3f}"
+        same = "-" if links.get("same_problem") is None else f"{links['same_problem']:.3f}"
         lines.append(f"  links: {links['per_issue']:.2f} per issue, precision {shown} (same symptom), "
+                     f"{same} (same symptom and root cause), "
                      f"issues with a relevant link {links['issues_with_relevant_link']:.3f}")
         lines.append(f"  posted on {stated['posted']['share']:.3f} of issues, "
                      f"median comment {stated['posted']['median_chars']} chars")

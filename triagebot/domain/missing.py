@@ -91,7 +91,7 @@ _ERROR_MENTION = re.compile(
 )
 _NO_ERROR = re.compile(
     r"\bno (?:\w+ )?(?:error|traceback|exception|stack ?trace)s?\b|"
-    r"\bwithout (?:any |an )?(?:error|traceback|exception|message)s?\b|"
+    r"\bwithout (?:any |an )?(?:\w+ ){0,2}(?:error|traceback|exception|message|output)s?\b|"
     r"\b(?:does ?n[o']t|did ?n[o']t|never|nothing) (?:\w+ )?(?:throws?|raises?|shows?|prints?|gives?|"
     r"reports?|logs?)\b[^.\n]{0,30}\b(?:error|exception|traceback)|\bsilently\b|"
     r"\bno (?:output|logs?|messages?) (?:at all|whatsoever)\b",
@@ -140,7 +140,8 @@ _CONFIG_BODY = re.compile(
 )
 _REPRO = re.compile(
     r"```|^ {4}\S|\bimport \w+|\bpython3? [\w./-]+|\b(?:deepspeed|torchrun|srun|mpirun|bash|sh|"
-    r"colossalai run|accelerate launch)\s+\S|to reproduce|steps?:|^\s*\d+\.\s+\S",
+    r"colossalai run|accelerate launch)\s+\S|to reproduce|steps?:|^\s*\d+\.\s+\S|"
+    r"\b(?:examples?|scripts?|tests?)/[\w./-]+|\b\w[\w-]*\.(?:py|sh)\b",
     re.I | re.M,
 )
 _LAUNCH_FLAGS = re.compile(r"--(?:hostfile|nnodes|nproc[_-]per[_-]node|num[_-]gpus|num[_-]nodes)\b")

@@ -3,6 +3,7 @@ and what goes out (a triage). Every other module passes these around instead of 
 malformed record fails loudly at the edge instead of deep inside the pipeline."""
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -19,10 +20,18 @@ UNKNOWN_RESOLUTION_PREFIXES = (
 )
 
 
+# A summary that ends by saying nothing fixed it ("... the thread ends without a fix") is no fix
+# to offer a reporter under "How similar issues were fixed", whatever it tried first.
+_ENDS_WITHOUT_FIX = re.compile(
+    r"\b(?:closed|ends?|ended) without (?:a |any )?(?:fix|resolution|solution|answer)\b[^;]*$|"
+    r"\bcontent is not in the thread\b", re.I)
+
+
 def known_resolution(text: str | None) -> bool:
     """True when ``text`` says how an issue was fixed; the one test behind every "resolved"."""
     cleaned = (text or "").strip().lower()
-    return bool(cleaned) and not cleaned.startswith(UNKNOWN_RESOLUTION_PREFIXES)
+    return (bool(cleaned) and not cleaned.startswith(UNKNOWN_RESOLUTION_PREFIXES)
+            and not _ENDS_WITHOUT_FIX.search(cleaned))
 
 
 class Issue(BaseModel):

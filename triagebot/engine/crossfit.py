@@ -78,10 +78,9 @@ class OutOfFold:
         """Candidate rows of ``positions`` and whether each candidate is the same problem."""
         rows, labels = [], []
         for pos in positions:
-            symptom = label_value(items[pos], "symptom")
             for (cand, _), row in zip(self.candidates[pos], self.candidate_rows[pos]):
                 rows.append(row)
-                labels.append(symptom is not None and items[cand].labels.symptom == symptom)
+                labels.append(relevance.same_problem(items[pos].labels, items[cand].labels))
         if not rows:
             return np.zeros((0, len(relevance.FEATURES))), np.zeros(0, bool)
         return np.asarray(rows), np.asarray(labels)
@@ -96,11 +95,10 @@ class OutOfFold:
         for pos in positions:
             if len(self.candidate_rows[pos]):
                 scores = model.score(self.candidate_rows[pos])
-                symptom = label_value(items[pos], "symptom")
                 for j in np.argsort(-scores)[: relevance.MAX_LINKS]:
                     cand = self.candidates[pos][int(j)][0]
                     link_pairs.append((float(scores[j]),
-                                       symptom is not None and items[cand].labels.symptom == symptom))
+                                       relevance.same_problem(items[pos].labels, items[cand].labels)))
         outcomes["link"] = Outcomes.of(link_pairs)
         return Calibration(outcomes=outcomes, folds=len(self.models), relevance=model)
 
@@ -138,7 +136,8 @@ def out_of_fold(
             hits = index.search(vecs[pos], k=relevance.CANDIDATES)
             record.candidates[pos] = [(train[row], score) for row, score in hits]
             record.candidate_rows[pos] = relevance.candidate_features(
-                hits, index.items, items[pos].repo, dist, features[pos], index.features)
+                hits, index.items, items[pos].repo, dist, features[pos], index.features,
+                items[pos].title)
         progress(f"fold {number + 1}/{k} fitted")
     return record
 

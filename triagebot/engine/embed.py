@@ -17,7 +17,15 @@ import numpy as np
 
 from triagebot import settings
 from triagebot.engine.embed_onnx import OnnxEmbedder
-from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path, quiet_offline_libraries
+from triagebot.engine.model_files import (
+    DIM,
+    ENCODER_FOLDER,
+    MODEL_NAME,
+    TUNED_PREFIX,
+    TunedEncoder,
+    bundled_model_path,
+    quiet_offline_libraries,
+)
 
 
 class Embedder(Protocol):
@@ -91,16 +99,25 @@ class HashingEmbedder:
         return out / np.where(norms == 0, 1.0, norms)
 
 
-BACKENDS = ("onnx-int8", "onnx", "torch")
-DEFAULT_BACKEND = "onnx-int8"  # measured in bench/README.md: same CV figures, ~2x the speed
+BACKENDS = ("tuned", "onnx-int8", "onnx", "torch")
+# "tuned": the encoder fine-tuned on the labelled issues (README "Evaluation": +~5 points of
+# symptom, more same-problem neighbours); the others run the base all-MiniLM-L6-v2.
+DEFAULT_BACKEND = "tuned"
+BASE_BACKEND = "onnx-int8"  # measured in bench/README.md: same CV figures as torch, ~2x the speed
 FAMILY = {MODEL_NAME, f"{MODEL_NAME}+onnx", f"{MODEL_NAME}+onnx-int8"}
 
 
 def default_embedder(backend: str | None = None, cache: Path | None = None) -> Embedder:
-    """all-MiniLM-L6-v2 on ``backend``, else the configured one (``Settings.embedder``, from
-    TRIAGEBOT_EMBEDDER), else ``DEFAULT_BACKEND``; ONNX graphs in ``cache`` (else the configured
-    ``Settings.cache_dir``)."""
+    """The encoder for building a new index: ``backend``, else the configured one
+    (``Settings.embedder``, from TRIAGEBOT_EMBEDDER), else ``DEFAULT_BACKEND``; ONNX graphs of the
+    base model in ``cache`` (else the configured ``Settings.cache_dir``)."""
     choice = backend or settings.current().embedder or DEFAULT_BACKEND
+    if choice == "tuned":
+        tuned = TunedEncoder.shipped()
+        if tuned is None:
+            raise ValueError(f"no fine-tuned encoder in {settings.DEFAULT_INDEX / ENCODER_FOLDER} "
+                             f"(scripts/train_encoder.py writes it); set TRIAGEBOT_EMBEDDER={BASE_BACKEND}")
+        return OnnxEmbedder(graph=tuned.graph, name=tuned.name)
     if choice == "torch":
         return MiniLMEmbedder()
     if choice in ("onnx", "onnx-int8"):
@@ -116,10 +133,20 @@ def default_embedder(backend: str | None = None, cache: Path | None = None) -> E
 def load_embedder(name: str, backend: str | None = None, cache: Path | None = None) -> Embedder:
     """An embedder for an index built with embedder ``name`` (recorded in its manifest).
 
-    The torch and ONNX runs of all-MiniLM-L6-v2 give vectors within cosine 0.99 of each other, so
-    an index built with any of them is queried with ``backend`` (else the configured one)."""
+    The torch and ONNX runs of the base all-MiniLM-L6-v2 give vectors within cosine 0.99 of each
+    other, so an index built with any of them is queried with ``backend`` (else the configured
+    one, else ``BASE_BACKEND``). An index built by a fine-tuned encoder is queried by that same
+    encoder only: another one's vectors live in a different space."""
     if name == HashingEmbedder.name:
         return HashingEmbedder()
     if name in FAMILY:
-        return default_embedder(backend, cache)
+        choice = backend or settings.current().embedder or BASE_BACKEND
+        return default_embedder(BASE_BACKEND if choice == "tuned" else choice, cache)
+    if name.startswith(TUNED_PREFIX):
+        tuned = TunedEncoder.shipped()
+        if tuned is None or tuned.name != name:
+            have = tuned.name if tuned else "none"
+            raise ValueError(f"the index was built with encoder {name}, this installation ships {have}: "
+                             "rebuild it with `triagebot index build`")
+        return OnnxEmbedder(graph=tuned.graph, name=tuned.name)
     raise ValueError(f"unknown embedder {name!r}")

@@ -151,22 +151,28 @@ class OnnxEmbedder:
 
     def __init__(self, variant: str = "onnx-int8", model_path: str | None = None,
                  cache_size: int = 4096, threads: int | None = None,
-                 cache: Path | None = None) -> None:
+                 cache: Path | None = None, graph: Path | None = None,
+                 name: str | None = None) -> None:
+        """``graph``: a finished ONNX file (with ``tokenizer.json`` beside it), such as the
+        fine-tuned encoder, used as is instead of exporting the bundled weights; ``name`` is then
+        what indexes built with it record."""
         if variant not in VARIANTS:
             raise ValueError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         model_path = model_path or bundled_model_path()
-        self.name = f"{MODEL_NAME}+{variant}"
+        self.name = name or f"{MODEL_NAME}+{variant}"
         self.variant = variant
-        self._tok = Tokenizer.from_file(str(Path(model_path) / "tokenizer.json"))
+        tokenizer_dir = graph.parent if graph is not None else Path(model_path)
+        self._tok = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
         self._tok.enable_truncation(MAX_TOKENS)
         self._tok.no_padding()  # the tokenizer file pads to 128; we pad each batch to its longest
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(str(graph_path(model_path, variant, cache)), options,
+        graph = graph if graph is not None else graph_path(model_path, variant, cache)
+        self._session = ort.InferenceSession(str(graph), options,
                                              providers=["CPUExecutionProvider"])
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size

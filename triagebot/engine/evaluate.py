@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from triagebot.comment import posting
 from triagebot.domain import missing, rules, taxonomy
 from triagebot.domain.models import Issue, LabelledIssue, Triage
 from triagebot.domain.visibility import Viewer, visible_to
@@ -178,18 +179,14 @@ def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage
             value = None if pred.id == taxonomy.UNKNOWN else pred.id == "yes"
         forced[dim] = value
         stated[dim] = triage.stated(dim)  # the comment's own definition
-    posted = (worth_posting or _anything_stated)(triage)
+    posted = (worth_posting or posting.worth_posting)(triage)
     body = render(triage) if (render and posted) else ""
     return {
         "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
         "forced": forced, "similar": [{"repo": s.repo, "number": s.number} for s in triage.similar],
         "missing": [m.key for m in missing.asked_in_comment(triage)], "comment_chars": len(body),
+        "comment": body or None,  # what a maintainer would read, for reading a sample by hand
     }
-
-
-def _anything_stated(triage: Triage) -> bool:
-    return bool(triage.similar) or any(
-        triage.stated(d) is not None for d in (*taxonomy.DIMENSIONS, "distributed_specific", "is_bug"))
 
 
 def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIssue],
@@ -208,16 +205,19 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
     out["not_a_bug"] = {"stated": len(not_bug),
                         "precision": round(sum(not_bug) / len(not_bug), 4) if not_bug else None,
                         "coverage": round(len(not_bug) / max(1, sum(not r.is_bug for r in records)), 4)}
-    symptom_of = {(r.repo, r.number): r.labels.symptom for r in (indexed or records)}
-    links = relevant = with_good = with_any = 0
+    labels_of = {(r.repo, r.number): r.labels for r in (indexed or records)}
+    links = relevant = with_good = with_any = same = 0
     for row, rec in zip(rows, records):
-        good = [symptom_of.get((s["repo"], s["number"])) == rec.labels.symptom for s in row["similar"]]
+        linked = [labels_of.get((s["repo"], s["number"])) for s in row["similar"]]
+        good = [lab is not None and lab.symptom == rec.labels.symptom for lab in linked]
         links += len(good)
         relevant += sum(good)
+        same += sum(lab is not None and relevance.same_problem(rec.labels, lab) for lab in linked)
         with_good += any(good)
         with_any += bool(good)
     out["links"] = {"per_issue": round(links / max(1, len(rows)), 3),
                     "precision": round(relevant / links, 4) if links else None,
+                    "same_problem": round(same / links, 4) if links else None,
                     "issues_with_relevant_link": round(with_good / max(1, len(rows)), 4),
                     "issues_with_any_link": round(with_any / max(1, len(rows)), 4)}
     posted = [row for row in rows if row["posted"]]

@@ -3,23 +3,40 @@
 Cosine similarity alone links unrelated reports: issue templates, environment dumps and the
 shared vocabulary of distributed training make a DeepSpeed OOM look like a DeepSpeed hang. On
 5-fold CV of the shared data only about a third of the five nearest neighbours share the issue's
-symptom. What separates the right links is mostly whether the classifier, reading the new issue,
-believes in the neighbour's labels: so the score combines the similarity with the classifier's
-probability of the neighbour's symptom and stage, and a few cheap facts (shared error signature,
-same repository, known fix). It is a logistic regression over those features, trained on
-out-of-fold pairs (an issue and its candidates from the other folds; "relevant" = same symptom),
-and its threshold comes from the same out-of-fold record as the labels' (``calibration``)."""
+symptom, and fewer the root cause too. What separates the right links is mostly whether the
+classifier, reading the new issue, believes in the neighbour's labels: so the score combines the
+similarity with the classifier's probability of the neighbour's stage, symptom and root cause, a
+lexical overlap of the titles (the same API or error name in unlike sentences), and cheap facts
+(shared error signature, same repository or framework, known fix). It is a logistic regression
+trained on out-of-fold pairs (an issue and its candidates from the other folds; relevant = the
+same problem, ``same_problem``), and its threshold comes from the same out-of-fold record as the
+labels' (``calibration``). Training on "same symptom" alone linked different problems that share
+a symptom (measured in the README: a third of such links were another root cause)."""
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from triagebot.domain.models import IndexedIssue
+from triagebot.domain import taxonomy
+from triagebot.domain.environment import framework_of
+from triagebot.domain.models import IndexedIssue, Labels
 
-FEATURES = ("cosine", "gap_to_best", "rank", "p_symptom", "p_stage", "resolved", "same_repo",
-            "shared_signature")
+
+def same_problem(a: Labels, b: Labels) -> bool:
+    """Two reports are the same problem when they share the symptom and the root cause (a root
+    cause nobody could name does not count against it): the definition of issue #11. Sharing
+    the symptom alone is too coarse: two different pipeline-partitioning failures and an mpi4py
+    double init all "hang"."""
+    if a.symptom == taxonomy.UNKNOWN or a.symptom != b.symptom:
+        return False
+    return a.root_cause == b.root_cause or taxonomy.UNKNOWN in (a.root_cause, b.root_cause)
+
+FEATURES = ("cosine", "gap_to_best", "rank", "p_symptom", "p_stage", "p_root_cause", "resolved",
+            "same_repo", "same_framework", "shared_signature", "title_overlap")
 CANDIDATES = 20  # neighbours looked at per issue
 MAX_LINKS = 3
 
@@ -34,20 +51,48 @@ class RelevanceModel(BaseModel):
         """P(relevant) for each row of candidate features."""
         if rows.size == 0:
             return np.zeros(0)
+        if rows.shape[1] != len(self.weights):
+            # a record fitted on another feature list (an index built by an older version):
+            # no score is trustworthy, so nothing is linked until `triagebot index build`
+            logging.getLogger(__name__).warning(
+                "link relevance was fitted on %d features, this version has %d: no links until "
+                "the index is rebuilt", len(self.weights), rows.shape[1])
+            return np.zeros(len(rows))
         z = rows @ np.asarray(self.weights) + self.bias
         return 1.0 / (1.0 + np.exp(-z))
+
+
+_WORD = re.compile(r"[a-z_][a-z0-9_.]{2,}")
+_COMMON = frozenset(
+    "the and with for when not does using use can how from after error issue bug what why are this "
+    "that training train model get got fails failed failing support question help into".split())
+
+
+def title_words(title: str) -> frozenset[str]:
+    """The distinctive words of a title (API names, error names, options), lower-cased."""
+    return frozenset(w.strip(".") for w in _WORD.findall(title.lower()) if w not in _COMMON)
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard overlap of two word sets: the lexical half of the retrieval (dense cosine is the
+    other), which catches the same API or error name written in unlike sentences."""
+    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 def candidate_features(
     hits: Sequence[tuple[int, float]], items: Sequence[IndexedIssue], repo: str,
     distributions: Mapping[str, Mapping[str, float]], features: np.ndarray,
-    item_features: np.ndarray,
+    item_features: np.ndarray, title: str = "",
 ) -> np.ndarray:
-    """One row of ``FEATURES`` per hit (row in ``items``, cosine), best hit first."""
+    """One row of ``FEATURES`` per hit (row in ``items``, cosine), best hit first; ``title`` is
+    the new issue's."""
+    words = title_words(title)
     if not hits:
         return np.zeros((0, len(FEATURES)))
     best = hits[0][1]
     symptom, stage = distributions.get("symptom", {}), distributions.get("stage", {})
+    cause = distributions.get("root_cause", {})
+    framework = framework_of(repo)
     has_signature = features > 0
     rows = []
     for rank, (row, cosine) in enumerate(hits):
@@ -55,8 +100,11 @@ def candidate_features(
         rows.append([
             cosine, cosine - best, float(rank),
             symptom.get(item.labels.symptom, 0.0), stage.get(item.labels.stage, 0.0),
+            cause.get(item.labels.root_cause, 0.0),
             float(item.resolved), float(bool(repo) and item.repo == repo),
+            float(framework is not None and framework_of(item.repo) == framework),
             float(bool(np.any(has_signature & (item_features[row] > 0)))),
+            overlap(words, title_words(item.title)),
         ])
     return np.asarray(rows, dtype=np.float64)
 

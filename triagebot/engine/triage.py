@@ -137,7 +137,7 @@ def predict(
         preds = _decisive_build_failure(preds, dists, analysed.full)
     preds = _hierarchy_kept(preds)
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
-                             thresholds["link"])
+                             thresholds["link"], issue.title)
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
@@ -209,12 +209,13 @@ NEAR_DUPLICATE = 0.85
 def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
-    threshold: float,
+    threshold: float, title: str = "",
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
     above the calibrated threshold (or nearly the same text), at most ``relevance.MAX_LINKS``,
     best first; a duplicate is replaced by its original, and each issue appears once."""
-    rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features)
+    rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
+                                        title)
     scores = record.relevance.score(rows)
     shown: list[Similar] = []
     seen: set[tuple[str, int]] = set()

@@ -191,11 +191,65 @@ def top_symptoms(store: Store, now: float | None = None, limit: int = 10) -> lis
     return counts.most_common(limit)
 
 
+class StatedRecord(BaseModel):
+    """How the public comment did on issues maintainers reviewed, per dimension: the same
+    precision and coverage the backtest (``triagebot eval``) prints, from real decisions."""
+
+    dimension: str
+    reviewed: int  # issues with a maintainer's decision on this dimension
+    stated: int  # of those, how many the comment asserted
+    right: int  # of those, how many the maintainer kept
+
+    @property
+    def precision(self) -> float | None:
+        return self.right / self.stated if self.stated else None
+
+    @property
+    def coverage(self) -> float:
+        return self.stated / self.reviewed if self.reviewed else 0.0
+
+
+def stated_record(decided: list[tuple[str, str | bool | None, str]]) -> list[StatedRecord]:
+    """(dimension, what the comment stated or None, the maintainer's id) -> one row per dimension.
+
+    A flag is stated as True/False and reviewed as yes/no; "not a bug" (is_bug False) is the only
+    ``is_bug`` statement, so its precision is the share of maintainers who agreed it is none."""
+    counts: dict[str, list[int]] = {d: [0, 0, 0] for d in DIMENSIONS}
+    for dimension, stated, chosen in decided:
+        if dimension not in counts:
+            continue
+        cell = counts[dimension]
+        cell[0] += 1
+        if stated is None:
+            continue
+        said = ("yes" if stated else "no") if isinstance(stated, bool) else stated
+        cell[1] += 1
+        cell[2] += normal_id(dimension, said) == normal_id(dimension, chosen)
+    return [StatedRecord(dimension=d, reviewed=n, stated=st, right=ok)
+            for d, (n, st, ok) in counts.items() if n]
+
+
+def stated_decisions(store: Store, feedback: list[Feedback]) -> list[tuple[str, str | bool | None, str]]:
+    """Each last decision with what the stored triage's comment stated for that dimension."""
+    triages: dict[tuple[str, int], Triage] = {}
+    out: list[tuple[str, str | bool | None, str]] = []
+    for fb in decisions(feedback):
+        key = (fb.repo, fb.number)
+        if key not in triages:
+            stored = store.get_triage(fb.repo, fb.number)
+            if stored is None:
+                continue
+            triages[key] = stored.triage
+        out.append((fb.dimension, triages[key].stated(fb.dimension), fb.new_id or ""))
+    return out
+
+
 def stats(store: Store, dimension: str = "stage", now: float | None = None) -> dict[str, Any]:
     """Everything the stats view and the report show."""
     feedback = all_feedback(store)
     labels, matrix = confusion(feedback, dimension)
     return {"acceptance": acceptance(feedback), "dimension": dimension,
+            "stated": stated_record(stated_decisions(store, feedback)),
             "confusion_labels": labels, "confusion": matrix,
             "symptoms": [(s, taxonomy.name("symptom", s), n) for s, n in top_symptoms(store, now)],
             "decisions": len(decisions(feedback))}

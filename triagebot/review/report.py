@@ -20,6 +20,8 @@ def text_report(data: dict[str, Any]) -> str:
         lines.append(f"  {dim:<22}{review_data.overall_rate(weeks):>6.0%}   {per_week}")
     if not data["acceptance"]:
         lines.append("  (no decisions yet)")
+    lines += ["", "what the comment stated, against maintainers' decisions:"]
+    lines += stated_lines(data["stated"])
     lines += ["", f"confusion matrix, {data['dimension']} (rows: bot, columns: maintainer):"]
     lines += matrix_lines(data["confusion_labels"], data["confusion"])
     lines += ["", "most frequent symptoms this month:"]
@@ -27,6 +29,18 @@ def text_report(data: dict[str, Any]) -> str:
     if not data["symptoms"]:
         lines.append("  (none)")
     return "\n".join(lines)
+
+
+def stated_lines(rows: list[review_data.StatedRecord]) -> list[str]:
+    """Precision of stated labels and coverage, as ``triagebot eval`` prints them."""
+    if not rows:
+        return ["  (no decisions yet)"]
+    out = []
+    for row in rows:
+        precision = "     -" if row.precision is None else f"{row.precision:6.0%}"
+        out.append(f"  {row.dimension:<22}precision {precision} ({row.right}/{row.stated} stated)"
+                   f"   coverage {row.coverage:4.0%} of {row.reviewed} reviewed")
+    return out
 
 
 def matrix_lines(labels: list[str], matrix: list[list[int]]) -> list[str]:
