@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 from triagebot.engine import tuning  # noqa: E402
 from triagebot.engine.dataset import read_labelled  # noqa: E402
-from triagebot.engine.embed_onnx import OnnxEmbedder, export_fused, quantise  # noqa: E402
+from triagebot.engine.embed_onnx import OnnxEmbedder, export_fused, quantise, slim  # noqa: E402
 from triagebot.engine.model_files import TUNED_PREFIX  # noqa: E402
 from triagebot.text.signal import signal_text  # noqa: E402
 
@@ -59,7 +59,8 @@ def write_onnx(model, folder: Path) -> Path:  # type: ignore[no-untyped-def]
         folder.mkdir(parents=True, exist_ok=True)
         fp32 = Path(tmp) / "model.onnx"
         export_fused(tmp, fp32)
-        quantise(fp32, folder / "model.int8.onnx")
+        quantise(fp32, Path(tmp) / "model.int8.onnx")
+        slim(Path(tmp) / "model.int8.onnx", folder / "model.int8.onnx")  # frozen embeddings: base's
         shutil.copy(Path(tmp) / "tokenizer.json", folder / "tokenizer.json")
     return folder / "model.int8.onnx"
 

@@ -144,6 +144,63 @@ def quantise(fp32: Path, out: Path) -> None:
         root.setLevel(level)
 
 
+# A fine-tuned graph's tensors that are byte for byte the base model's (the frozen word embeddings:
+# 47 of its 69 MB) are not shipped twice: the graph names them with this location prefix and the
+# loader fills them from the bundled safetensors (``slim`` / ``graph_bytes``).
+BASE_TENSOR = "triagebot-base-model:"
+_SLIM_MIN_BYTES = 1 << 20
+
+
+def slim(graph: Path, out: Path, model_path: str | None = None) -> int:
+    """Write ``graph`` to ``out`` with every large tensor equal to the base model's replaced by a
+    reference to it; returns the bytes saved."""
+    import onnx
+    from onnx import numpy_helper
+    from safetensors import safe_open
+
+    model = onnx.load(str(graph))
+    saved = 0
+    with safe_open(str(Path(model_path or bundled_model_path()) / "model.safetensors"), "np") as base:
+        names = set(base.keys())
+        for tensor in model.graph.initializer:
+            key = tensor.name.removeprefix("bert.")
+            if key not in names:
+                continue
+            value = numpy_helper.to_array(tensor)
+            if value.nbytes < _SLIM_MIN_BYTES or not np.array_equal(value, base.get_tensor(key)):
+                continue
+            tensor.ClearField("raw_data")
+            tensor.data_location = onnx.TensorProto.EXTERNAL
+            del tensor.external_data[:]
+            entry = tensor.external_data.add()
+            entry.key, entry.value = "location", BASE_TENSOR + key
+            saved += value.nbytes
+    onnx.save(model, str(out))
+    return saved
+
+
+def graph_bytes(graph: Path, model_path: str | None = None) -> bytes:
+    """The serialised graph with the tensors ``slim`` left out filled in from the base model."""
+    import onnx
+    from safetensors import safe_open
+
+    model = onnx.load(str(graph), load_external_data=False)
+    refs = [t for t in model.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL
+            and any(e.key == "location" and e.value.startswith(BASE_TENSOR) for e in t.external_data)]
+    if refs:
+        with safe_open(str(Path(model_path or bundled_model_path()) / "model.safetensors"), "np") as base:
+            for tensor in refs:
+                key = next(e.value for e in tensor.external_data if e.key == "location")
+                value = base.get_tensor(key.removeprefix(BASE_TENSOR))
+                if list(value.shape) != list(tensor.dims):
+                    raise RuntimeError(f"{graph}: base tensor {key} has shape {value.shape}, "
+                                       f"the graph expects {list(tensor.dims)}")
+                del tensor.external_data[:]
+                tensor.data_location = onnx.TensorProto.DEFAULT
+                tensor.raw_data = np.ascontiguousarray(value, dtype="<f4").tobytes()
+    return model.SerializeToString()
+
+
 class OnnxEmbedder:
     """all-MiniLM-L6-v2 on ONNX Runtime (``onnx`` fp32 or ``onnx-int8``), cached by content hash."""
 
@@ -171,8 +228,9 @@ class OnnxEmbedder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or (os.cpu_count() or 1)
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        graph = graph if graph is not None else graph_path(model_path, variant, cache)
-        self._session = ort.InferenceSession(str(graph), options,
+        source: str | bytes = (graph_bytes(graph, model_path) if graph is not None
+                               else str(graph_path(model_path, variant, cache)))
+        self._session = ort.InferenceSession(source, options,
                                              providers=["CPUExecutionProvider"])
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
