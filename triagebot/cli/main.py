@@ -1,8 +1,9 @@
 """Command line: a thin client over the same objects the service uses.
 
-Settings are read here, once, before any command runs (``Settings.from_env``), and handed to the
-command. Every error a user can cause (a missing file, a bad JSON, an index that is not one, a bad
-setting) ends in one line on stderr and exit status 2; nothing prints a traceback."""
+Settings are read here, once, before any command runs (``Settings.from_env``: the environment, over
+``.env`` in the working directory or the ``--env-file`` named), and handed to the command. Every
+error a user can cause (a missing file, a bad JSON, an index that is not one, a bad setting) ends
+in one line on stderr and exit status 2; nothing prints a traceback."""
 from __future__ import annotations
 
 import argparse
@@ -17,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from triagebot import __version__
+from triagebot.cli import app_setup as cli_setup
 from triagebot.cli import bench as cli_bench
+from triagebot.cli import doctor as cli_doctor
 from triagebot.cli import maint as cli_maint
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError, describe
@@ -34,19 +37,23 @@ from triagebot.engine.dataset import read_labelled
 from triagebot.engine.index import IssueIndex
 from triagebot.learning.live import LiveEngine
 from triagebot.service.assembly import build_engine, renderer
-from triagebot.settings import Settings, in_effect
+from triagebot.settings import DEFAULT_ENV_FILE, Settings, in_effect
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # --env-file may stand anywhere (``triagebot serve --env-file prod.env``): taken out first
+    given, rest = _env_file_option().parse_known_args(argv)
+    args = parser.parse_args(rest)
+    args.env_file = given.env_file  # `triagebot setup` writes there
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
     try:
-        settings = Settings.from_env()
+        settings = Settings.from_env(env_file=given.env_file or DEFAULT_ENV_FILE,
+                                     required=given.env_file is not None)
         logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
         with in_effect(settings):
             return int(args.func(args, settings) or 0)
@@ -61,8 +68,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _env_file_option(add_help: bool = False) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(add_help=add_help)
+    parser.add_argument("--env-file", type=Path, default=None, metavar="FILE",
+                        help="settings file of KEY=VALUE lines (default: .env in the working "
+                             "directory, when there is one); the environment wins over it")
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="triagebot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="triagebot", description=__doc__.splitlines()[0],
+                                     parents=[_env_file_option()])
     parser.add_argument("--version", action="version", version=f"triagebot {__version__}")
     sub = parser.add_subparsers(metavar="COMMAND")
     for register in _COMMANDS:
@@ -271,8 +287,8 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
 
 
 _COMMANDS: list[Callable] = [  # type: ignore[type-arg]
-    _register_index, _register_triage, _register_eval, cli_service.register, cli_maint.register,
-    cli_bench.register,
+    cli_setup.register, cli_doctor.register, _register_index, _register_triage, _register_eval,
+    cli_service.register, cli_maint.register, cli_bench.register,
 ]
 
 
