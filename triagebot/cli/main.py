@@ -22,6 +22,7 @@ from triagebot.cli import app_setup as cli_setup
 from triagebot.cli import bench as cli_bench
 from triagebot.cli import doctor as cli_doctor
 from triagebot.cli import maint as cli_maint
+from triagebot.cli import model as cli_model
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError, describe
 from triagebot.cli.issue_file import read_issue
@@ -288,7 +289,7 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
 
 _COMMANDS: list[Callable] = [  # type: ignore[type-arg]
     cli_setup.register, cli_doctor.register, _register_index, _register_triage, _register_eval,
-    cli_service.register, cli_maint.register, cli_bench.register,
+    cli_service.register, cli_maint.register, cli_bench.register, cli_model.register,
 ]
 
 
