@@ -25,7 +25,7 @@ from triagebot.cli import maint as cli_maint
 from triagebot.cli import model as cli_model
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError, describe
-from triagebot.cli.issue_file import read_issue
+from triagebot.cli.issue_file import InputError, read_issue
 from triagebot.comment import render as comment
 from triagebot.comment.posting import worth_posting
 from triagebot.domain import taxonomy
@@ -126,8 +126,9 @@ def cmd_index_info(args: argparse.Namespace, settings: Settings) -> int:
 # -- triage ---------------------------------------------------------------------------------------
 
 def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
-    triage = sub.add_parser("triage", help="triage one issue (JSON or Markdown file, - for stdin)")
-    triage.add_argument("file", help="JSON {title, body, repo?, number?} or Markdown (first line = title)")
+    triage = sub.add_parser("triage", help="triage issues (JSON or Markdown files, - for stdin)")
+    triage.add_argument("files", nargs="+", metavar="FILE",
+                        help="JSON {title, body, repo?, number?} or Markdown (first line = title)")
     triage.add_argument("--index", type=Path, default=None, help="index directory (default: seed index)")
     out = triage.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
@@ -138,17 +139,40 @@ def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
 
 def cmd_triage(args: argparse.Namespace, settings: Settings) -> int:
     """``--comment`` writes exactly the body the service would post (same engine, LLM refiner and
-    renderer, from ``service.assembly``), with no newline added."""
-    issue = read_issue(args.file, MAX_INPUT_BYTES)
+    renderer, from ``service.assembly``), with no newline added. Several files share one engine:
+    each answer follows a ``==> FILE <==`` line (``--json``: one object a line, with ``"file"``);
+    a file that cannot be read gets its one error line and the others are still triaged (exit 2
+    at the end)."""
+    several = len(args.files) > 1
+    if args.files.count("-") > 1:
+        raise UserError("stdin (-) can be read only once")
+    issues: list[tuple[str, Any]] = []
+    failed = 0
+    for path in args.files:
+        try:
+            issues.append((path, read_issue(path, MAX_INPUT_BYTES)))
+        except InputError as exc:
+            if not several:
+                raise
+            print(f"triagebot: error: {describe(exc)}", file=sys.stderr)
+            failed += 1
+    if not issues:
+        return 2
     engine = load_engine(settings, args.index, use_llm=args.llm)
-    result = engine.triage(issue)
-    if args.json:
-        print(json.dumps(triage_json(result), ensure_ascii=False))
-    elif args.comment:
-        sys.stdout.write(renderer(settings, engine)(result))
-    else:
-        print(comment.render_text(result))
-    return 0
+    render = renderer(settings, engine) if args.comment else None
+    for n, (path, issue) in enumerate(issues):
+        result = engine.triage(issue)
+        if args.json:
+            shape = triage_json(result)
+            print(json.dumps({"file": path, **shape} if several else shape, ensure_ascii=False))
+            continue
+        if several:
+            print(f"{'' if n == 0 else chr(10)}==> {path} <==")
+        if render is not None:
+            sys.stdout.write(render(result) + ("\n" if several else ""))
+        else:
+            print(comment.render_text(result))
+    return 2 if failed else 0
 
 
 def load_engine(settings: Settings, index_dir: Path | None, use_llm: bool = False) -> LiveEngine:
