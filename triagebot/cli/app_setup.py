@@ -31,6 +31,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from triagebot.cli.errors import UserError
 from triagebot.github import app_manifest
+from triagebot.github.client import convert_manifest
 from triagebot.settings import DEFAULT_ENV_FILE, Settings, env_file_line, read_env_file
 
 DEFAULT_PORT = 3000
@@ -229,8 +230,6 @@ def _handler(flow: Flow, target: Path, settings: Settings) -> type[BaseHTTPReque
                            "started here (wrong or missing <code>state</code>); start again at "
                            "<a href='/'>the setup page</a>.</p>")
                 return
-            from triagebot.github.client import convert_manifest
-
             answer = convert_manifest(flow.api_url, query["code"])
             if not answer.ok:
                 print(f"triagebot: GitHub refused the code ({answer.status}: {answer.message}); "

@@ -9,15 +9,22 @@ the index; the database; Redis), and none writes anything."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+from triagebot.engine.index import IndexError_, IssueIndex
 from triagebot.github import app_manifest
+from triagebot.github.client import AppProbe
 from triagebot.settings import DEFAULT_INDEX, ConfigError, Settings
 
 MIN_WEBHOOK_SECRET_CHARS = 16
@@ -80,9 +87,6 @@ def _private_key(pem: str) -> Check:
         return _bad(what, "TRIAGEBOT_PRIVATE_KEY (or TRIAGEBOT_PRIVATE_KEY_PATH) is empty",
                     "run `triagebot setup`, or generate a key on the App's settings page and set "
                     "TRIAGEBOT_PRIVATE_KEY_PATH to the downloaded .pem file", fatal=True)
-    from cryptography.hazmat.primitives.asymmetric import rsa
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
-
     try:
         key = load_pem_private_key(pem.strip().encode(), password=None)
     except (ValueError, TypeError):
@@ -196,8 +200,6 @@ def local_checks(settings: Settings) -> list[Check]:
 def index_check(settings: Settings) -> Check:
     """The index the service will use: TRIAGEBOT_INDEX, else the live one in the data directory,
     else (first start) the shipped seed index it is copied from."""
-    from triagebot.engine.index import IndexError_, IssueIndex
-
     if settings.index is not None or (settings.index_dir / "manifest.json").exists():
         path = settings.index_dir
     else:
@@ -243,8 +245,6 @@ def database_check(url: str) -> Check:
 
 
 def _writable(folder: Path) -> bool:
-    import os
-
     return os.access(folder, os.W_OK)
 
 
@@ -281,8 +281,6 @@ def run_checks(settings: Settings, probe_factory: Callable[[Settings], Any] | No
 
 
 def _probe(settings: Settings) -> Any:
-    from triagebot.github.client import AppProbe
-
     return AppProbe(settings)
 
 
@@ -301,8 +299,6 @@ def start_up_checks(settings: Settings, receiver: bool = True, worker: bool = Tr
     doctor's other checks on a background thread, printing their lines to stderr, so the listener
     is not held up by GitHub's answer time. A receiver-only process (``serve --workers 0``) never
     calls GitHub, so it neither needs nor checks the App."""
-    import threading
-
     require_app(settings, receiver, worker)
 
     def report() -> None:
