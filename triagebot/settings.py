@@ -19,7 +19,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
-DEFAULT_INDEX = Path(__file__).resolve().parent.parent / "index"
+
+def _seed_index() -> Path:
+    """The shipped seed index: ``triagebot/seed_index`` inside an installed wheel (``setup.py``
+    maps the repository's top-level ``index/`` there, subfolders included), else ``index/`` of the
+    checkout the package runs from (an editable install, ``PYTHONPATH=.``). The one owner of the
+    location; everything else (the encoder in ``<seed index>/encoder`` too) derives from it."""
+    package = Path(__file__).resolve().parent
+    packaged = package / "seed_index"
+    return packaged if (packaged / "manifest.json").is_file() else package.parent / "index"
+
+
+DEFAULT_INDEX = _seed_index()
+DEFAULT_ENV_FILE = Path(".env")  # read from the working directory when present
 MiB = 1024 * 1024
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 # Variables whose values must never reach a prompt or a comment (any name that says so).
@@ -144,9 +156,16 @@ class Settings(BaseModel):
         return self
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """The one reader of the environment (``env``: a mapping standing in for it)."""
+    def from_env(cls, env: Mapping[str, str] | None = None, env_file: Path | None = None,
+                 required: bool = False) -> Settings:
+        """The one reader of the environment (``env``: a mapping standing in for it) and of the
+        ``.env`` file ``env_file`` (``KEY=VALUE`` lines, see ``read_env_file``): a variable set in
+        the environment wins over the file, so ``TRIAGEBOT_DB=… triagebot serve`` overrides
+        ``.env`` for one run (an empty variable counts as unset, as everywhere here). A missing
+        ``env_file`` is skipped unless ``required`` (the user named it with ``--env-file``)."""
         env = os.environ if env is None else env
+        if env_file is not None and (required or env_file.is_file()):
+            env = {**read_env_file(env_file), **{k: v for k, v in env.items() if v != ""}}
         values: dict[str, Any] = {field: env[var] for var, field in ENV_VARS.items()
                                   if env.get(var, "") != ""}
         if "private_key" not in values and env.get("TRIAGEBOT_PRIVATE_KEY_PATH"):
@@ -158,6 +177,73 @@ class Settings(BaseModel):
             first = exc.errors()[0]
             var = FIELD_VARS.get(str(first["loc"][0]), str(first["loc"][0]))
             raise ConfigError(f"{var}: {first['msg']}") from None
+
+
+_ENV_LINE = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)")
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """``KEY=VALUE`` lines of a ``.env`` file as docker compose and python-dotenv read them:
+    ``#`` comments and blank lines skipped, an optional ``export``, ``'single'`` quotes literal,
+    ``"double"`` quotes with ``\\n``-style escapes and real newlines (a PEM key), unquoted values
+    stripped and cut at `` #``. A line that is none of these fails with its line number."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"--env-file: cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    values: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        line, start = lines[i], i + 1
+        i += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _ENV_LINE.fullmatch(line)
+        if match is None:
+            raise ConfigError(f"{path}:{start}: expected KEY=VALUE, got {line.strip()[:40]!r}")
+        key, raw = match.groups()
+        if raw[:1] in ("'", '"'):
+            quote, text = raw[0], raw[1:]
+            while not _closed(text, quote):
+                if i >= len(lines):
+                    raise ConfigError(f"{path}:{start}: {key}: the {quote} quote is never closed")
+                text += "\n" + lines[i]
+                i += 1
+            body, _, rest = _split_quoted(text, quote)
+            if rest.strip() and not rest.strip().startswith("#"):
+                raise ConfigError(f"{path}:{start}: {key}: text after the closing quote")
+            values[key] = body
+        else:
+            values[key] = re.split(r"\s#", raw, maxsplit=1)[0].strip()
+    return values
+
+
+def _closed(text: str, quote: str) -> bool:
+    return _split_quoted(text, quote)[1] == quote
+
+
+def _split_quoted(text: str, quote: str) -> tuple[str, str, str]:
+    """(value, the closing quote or "", what follows it) of a quoted value's text."""
+    out: list[str] = []
+    j = 0
+    while j < len(text):
+        ch = text[j]
+        if ch == quote:
+            return "".join(out), quote, text[j + 1:]
+        if ch == "\\" and quote == '"' and j + 1 < len(text):
+            out.append(_ESCAPES.get(text[j + 1], "\\" + text[j + 1]))
+            j += 2
+            continue
+        out.append(ch)
+        j += 1
+    return "".join(out), "", ""
+
+
+def env_file_line(key: str, value: str) -> str:
+    """One ``KEY="VALUE"`` line that ``read_env_file`` (and docker compose) read back as ``value``."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'{key}="{escaped}"'
 
 
 def _read_key(path: str) -> str:

@@ -56,7 +56,7 @@ def _seed(tmp_path: Path) -> tuple[Store, Path]:
                           (78, "training hangs at allreduce step on all ranks")):
         issue = closed_issue(number, title)
         triage = engine.triage(Issue(repo="org/repo", number=number, title=title, body=issue.body))
-        store.save_triage(triage, None, None)
+        store.save_triage(triage, None, 4321 if number == 77 else None)  # 78: the bot stayed silent
         with engine.live.writing() as index:
             learning.add_closed_issue(index, engine.embedder, issue, learning.labels_of(triage)[0],
                                       status="predicted")
@@ -91,6 +91,16 @@ def test_review_page_in_a_real_browser(tmp_path, browser):
         browser.find_element(By.ID, "token").send_keys(TOKEN)
         browser.find_element(By.ID, "login").click()
         _wait(browser, lambda d: d.current_url.rstrip("/").endswith("/review"))
+        first = browser.find_element(By.ID, "org-repo-77")
+        assert "cuda out of memory with zero3 offload optimizer" in first.find_element(By.CLASS_NAME, "title").text
+        assert first.find_element(By.CLASS_NAME, "comment-link").get_attribute("href").endswith(
+            "/org/repo/issues/77#issuecomment-4321")
+        assert browser.find_element(By.ID, "org-repo-78").find_element(By.CLASS_NAME, "silent")
+
+        browser.get(base + "/review/stats")  # before any decision: the charts say so, legibly
+        assert "no decisions yet" in browser.find_element(By.ID, "confusion").text
+        empty_stats = _shot(browser, tmp_path, "review-stats-empty.png")
+        browser.get(base + "/review")
 
         row = browser.find_element(By.ID, "org-repo-77-stage")
         row.find_element(By.CLASS_NAME, "accept").click()
@@ -116,7 +126,10 @@ def test_review_page_in_a_real_browser(tmp_path, browser):
         rates = browser.find_element(By.ID, "acceptance").text
         assert "stage 100%" in rates and "fix_pattern 0%" in rates
         assert browser.find_element(By.CSS_SELECTOR, "#confusion svg rect")
-        _shot(browser, tmp_path, "review-stats.png")
+        stats = _shot(browser, tmp_path, "review-stats.png")
+        if os.environ.get("TRIAGEBOT_DOCS_SCREENSHOT") == "1":
+            shutil.copy(stats, ROOT / "docs" / "review-stats.png")
+            shutil.copy(empty_stats, ROOT / "docs" / "review-stats-empty.png")
 
     index = live_engine(index_dir).index
     assert index.items[index.row_of(("org/repo", 78))].labels.fix_pattern == choice

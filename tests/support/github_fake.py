@@ -10,10 +10,20 @@
 
 It keeps issues, comments, labels, repo labels, files and webhook deliveries, records every
 request (method, path, query, headers, JSON body), paginates with Link headers like GitHub, and
-mints installation tokens that expire on the injected clock (expired token -> 401)."""
+mints installation tokens that expire on the injected clock (expired token -> 401).
+
+It also plays GitHub's side of the App itself: the App-manifest flow (the web page at
+``/settings/apps/new`` that a browser posts a manifest to, its redirect with a code, and
+``POST /app-manifests/{code}/conversions``, which registers the App, mints its key pair and from
+then on checks the App's JWTs with it), ``GET /app``, ``GET /app/installations`` and, with an
+installation token, ``GET /installation/repositories``:
+
+    fake.register_app(slug="triagebot")            # or let the manifest flow do it
+    fake.add_installation(7, "octo-org", ["octo-org/repo"])"""
 from __future__ import annotations
 
 import base64
+import html
 import itertools
 import json
 import re
@@ -53,6 +63,7 @@ class Recorded:
     headers: dict[str, str]
     json: Any
     status: int = 0
+    form: dict[str, str] = field(default_factory=dict)  # an HTML form's fields (the web pages)
 
 
 @dataclass
@@ -93,6 +104,11 @@ class FakeGitHub:
         self.redelivered: list[int] = []
         self.created_labels: list[str] = []
         self.rate_headers: dict[str, str] = {}
+        self.app: dict[str, Any] | None = None  # the registered App (GET /app)
+        self.installations: dict[int, dict[str, Any]] = {}
+        self.token_installations: dict[str, int] = {}
+        self.manifest_codes: dict[str, dict[str, Any]] = {}  # code -> manifest, until converted
+        self.manifests: list[dict[str, Any]] = []  # every manifest a browser posted
         self._faults: list[_Fault] = []
         self._ids = itertools.count(1001)
         self._lock = threading.RLock()
@@ -153,6 +169,34 @@ class FakeGitHub:
             "delivered_at": _iso(self.clock() if delivered_at is None else delivered_at),
             "duration": 0.1, "installation_id": 1, "repository_id": 1})
 
+    def register_app(self, app_id: int = 4242, slug: str = "triagebot",
+                     permissions: dict[str, str] | None = None,
+                     events: list[str] | None = None, public_key: str | None = None) -> dict[str, Any]:
+        """The App ``GET /app`` describes (what the manifest flow registers); by default with the
+        permissions and events triagebot's manifest asks for."""
+        self.app = {"id": app_id, "slug": slug, "node_id": "A_x", "name": slug,
+                    "client_id": f"Iv1.{app_id:012x}", "owner": self.user_json("octo-org", "Organization"),
+                    "html_url": f"{self.base_url}/apps/{slug}", "description": "",
+                    "external_url": "https://bot.example", "created_at": _iso(self.clock()),
+                    "updated_at": _iso(self.clock()),
+                    "permissions": dict(permissions if permissions is not None else
+                                        {"issues": "write", "metadata": "read", "contents": "read"}),
+                    "events": list(events if events is not None else ["issues", "issue_comment", "repository"])}
+        if public_key is not None:
+            self.app_public_key = public_key
+        return self.app
+
+    def add_installation(self, installation_id: int, account: str, repos: list[str],
+                         permissions: dict[str, str] | None = None, suspended: bool = False) -> None:
+        """An installation of the App on ``account`` with access to ``repos``; ``permissions``
+        what its owner accepted (a token asking for more is refused with 422, as GitHub does)."""
+        self.installations[installation_id] = {
+            "account": account, "repos": list(repos), "suspended": suspended,
+            "permissions": dict(permissions or (self.app or {}).get("permissions")
+                                or {"issues": "write", "metadata": "read", "contents": "read"})}
+        for repo in repos:
+            self.repo(repo)
+
     def comments(self, repo: str, number: int) -> list[dict[str, Any]]:
         ids = self.repo(repo).issues[number]["comments"]
         return [self.comment_store[i] for i in ids]
@@ -201,9 +245,10 @@ class FakeGitHub:
         kind, _, cred = rec.headers.get("authorization", "").partition(" ")
         if kind.lower() == "token" and cred in self.tokens and self.tokens[cred] <= self.clock():
             return 401, {}, {"message": "Bad credentials"}
-        if rec.path.startswith("/app") and kind.lower() != "bearer":
+        as_app = rec.path == "/app" or rec.path.startswith("/app/")
+        if as_app and kind.lower() != "bearer":
             return 401, {}, {"message": "A JSON web token could not be decoded"}
-        if rec.path.startswith("/app") and self.app_public_key and not self._jwt_ok(cred):
+        if as_app and self.app_public_key and not self._jwt_ok(cred):
             return 401, {}, {"message": "'Expiration time' claim ('exp') is too far in the future"}
         return None
 
@@ -216,7 +261,8 @@ class FakeGitHub:
         except jwt.PyJWTError:
             return False
         now = self.clock()
-        return claims["iat"] <= now and now < claims["exp"] <= now + 600
+        issuer_ok = self.app is None or str(claims.get("iss")) in (str(self.app["id"]), self.app["client_id"])
+        return issuer_ok and claims["iat"] <= now and now < claims["exp"] <= now + 600
 
     def _route(self, rec: Recorded) -> Response:
         for method, pattern, func in _ROUTES:
@@ -375,9 +421,21 @@ def get_contents(fake: FakeGitHub, rec: Recorded, repo: str, path: str) -> Respo
                      "html_url": url, "download_url": url, "_links": {"self": url, "git": url, "html": url}}
 
 
+_LEVELS = {"read": 1, "write": 2, "admin": 3}
+
+
 def access_token(fake: FakeGitHub, rec: Recorded, installation_id: str) -> Response:
+    installation = fake.installations.get(int(installation_id))
+    if fake.installations and installation is None:
+        return 404, {}, {"message": "Not Found"}
+    asked = (rec.json or {}).get("permissions") or {}
+    granted = (installation or {}).get("permissions", {})
+    if installation is not None and any(_LEVELS.get(level, 9) > _LEVELS.get(granted.get(name, ""), 0)
+                                        for name, level in asked.items()):
+        return 422, {}, {"message": "The permissions requested are not granted to this installation."}
     token = "ghs_" + secrets.token_urlsafe(24).replace("-", "_")
     fake.tokens[token] = fake.clock() + fake.token_ttl
+    fake.token_installations[token] = int(installation_id)
     fake.token_requests.append({"installation_id": int(installation_id), **(rec.json or {})})
     permissions = (rec.json or {}).get("permissions") or {"issues": "write", "metadata": "read"}
     return 201, {}, {"token": token, "expires_at": _iso(fake.tokens[token]),
@@ -402,6 +460,66 @@ def redeliver(fake: FakeGitHub, rec: Recorded, delivery_id: str) -> Response:
     return 202, {}, {}
 
 
+def get_app(fake: FakeGitHub, rec: Recorded) -> Response:
+    return (200, {}, fake.app) if fake.app is not None else (404, {}, {"message": "Not Found"})
+
+
+def list_installations(fake: FakeGitHub, rec: Recorded) -> Response:
+    return fake.paginate(rec, [
+        {"id": i, "account": fake.user_json(inst["account"], "Organization"),
+         "app_id": (fake.app or {}).get("id", 1), "target_type": "Organization",
+         "repository_selection": "selected", "permissions": inst["permissions"],
+         "events": (fake.app or {}).get("events", []),
+         "suspended_at": _iso(fake.clock()) if inst["suspended"] else None}
+        for i, inst in sorted(fake.installations.items())])
+
+
+def installation_repositories(fake: FakeGitHub, rec: Recorded) -> Response:
+    kind, _, token = rec.headers.get("authorization", "").partition(" ")
+    installation = fake.installations.get(fake.token_installations.get(token, -1))
+    if kind.lower() != "token" or installation is None:
+        return 401, {}, {"message": "Bad credentials"}
+    repos = [{"id": n, "full_name": name, "name": name.split("/")[1],
+              "private": fake.repo(name).private, "owner": fake.user_json(name.split("/")[0], "Organization")}
+             for n, name in enumerate(installation["repos"], 1)]
+    return 200, {}, {"total_count": len(repos), "repositories": repos}
+
+
+def new_app_page(fake: FakeGitHub, rec: Recorded, org: str | None = None) -> Response:
+    """GitHub's "Create GitHub App" page for a posted manifest: the user confirms, and GitHub
+    sends the browser to the manifest's ``redirect_url`` with a one-time code and the ``state``."""
+    try:
+        manifest = json.loads(rec.form.get("manifest", ""))
+        redirect = manifest["redirect_url"]
+    except (ValueError, KeyError, TypeError):
+        return 422, {}, "<p>Invalid GitHub App configuration</p>"
+    fake.manifests.append({**manifest, "_org": org})
+    code = secrets.token_hex(10)
+    fake.manifest_codes[code] = manifest
+    state = rec.query.get("state", "")
+    target = f"{redirect}?{urlencode({'code': code, 'state': state})}"
+    page = (f"<!doctype html><title>Create GitHub App</title><h1>Create GitHub App</h1>"
+            f"<p id='app-name'>{html.escape(manifest.get('name', ''))}</p>"
+            f"<p id='owner'>{html.escape(org or 'octocat')}</p>"
+            f"<a id='create' href='{html.escape(target, quote=True)}'>Create GitHub App for "
+            f"{html.escape(org or 'octocat')}</a>")
+    return 200, {}, page
+
+
+def convert_manifest(fake: FakeGitHub, rec: Recorded, code: str) -> Response:
+    """Registers the App of the manifest ``code`` was issued for; the code works once."""
+    manifest = fake.manifest_codes.pop(code, None)
+    if manifest is None:
+        return 404, {}, {"message": "Not Found"}
+    private, public = app_key_pair()
+    app = fake.register_app(app_id=next(fake._ids), slug=re.sub(r"[^a-z0-9-]+", "-", manifest["name"].lower()),
+                            permissions=manifest.get("default_permissions"),
+                            events=manifest.get("default_events"), public_key=public)
+    app["hook_url"] = (manifest.get("hook_attributes") or {}).get("url")
+    return 201, {}, {**app, "pem": private, "webhook_secret": secrets.token_hex(20),
+                     "client_secret": secrets.token_hex(20)}
+
+
 _R = r"/repos/([^/]+/[^/]+)"
 _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Response]]] = [
     (m, re.compile(p), f) for m, p, f in [
@@ -417,6 +535,12 @@ _ROUTES: list[tuple[str, re.Pattern[str], Callable[..., Response]]] = [
         ("GET", _R + r"/contents/(.+)", get_contents),
         ("POST", r"/app/installations/(\d+)/access_tokens", access_token),
         ("GET", r"/app/hook/deliveries", list_deliveries),
+        ("GET", r"/app", get_app),
+        ("GET", r"/app/installations", list_installations),
+        ("GET", r"/installation/repositories", installation_repositories),
+        ("POST", r"/settings/apps/new", new_app_page),
+        ("POST", r"/organizations/([^/]+)/settings/apps/new", new_app_page),
+        ("POST", r"/app-manifests/([^/]+)/conversions", convert_manifest),
         ("POST", r"/app/hook/deliveries/(\d+)/attempts", redeliver),
     ]
 ]
@@ -434,13 +558,16 @@ class _Handler(BaseHTTPRequestHandler):
         parts = urlsplit(self.path)
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        form = "x-www-form-urlencoded" in self.headers.get("Content-Type", "")
         rec = Recorded(self.command, parts.path, {k: v[-1] for k, v in parse_qs(parts.query).items()},
                        {k.lower(): v for k, v in self.headers.items()},
-                       json.loads(raw) if raw else None)
+                       None if form or not raw else json.loads(raw),
+                       form={k: v[-1] for k, v in parse_qs(raw.decode()).items()} if form else {})
         status, headers, body = self.server.fake.handle(rec)  # type: ignore[attr-defined]
-        payload = b"" if status == 204 else json.dumps(body).encode()
+        page = isinstance(body, str)  # the web pages of the manifest flow
+        payload = b"" if status == 204 else body.encode() if page else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Type", "text/html; charset=utf-8" if page else "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(payload)))
         for key, value in headers.items():
             self.send_header(key, value)

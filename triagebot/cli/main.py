@@ -1,8 +1,9 @@
 """Command line: a thin client over the same objects the service uses.
 
-Settings are read here, once, before any command runs (``Settings.from_env``), and handed to the
-command. Every error a user can cause (a missing file, a bad JSON, an index that is not one, a bad
-setting) ends in one line on stderr and exit status 2; nothing prints a traceback."""
+Settings are read here, once, before any command runs (``Settings.from_env``: the environment, over
+``.env`` in the working directory or the ``--env-file`` named), and handed to the command. Every
+error a user can cause (a missing file, a bad JSON, an index that is not one, a bad setting) ends
+in one line on stderr and exit status 2; nothing prints a traceback."""
 from __future__ import annotations
 
 import argparse
@@ -17,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from triagebot import __version__
+from triagebot.cli import app_setup as cli_setup
 from triagebot.cli import bench as cli_bench
+from triagebot.cli import doctor as cli_doctor
 from triagebot.cli import maint as cli_maint
+from triagebot.cli import model as cli_model
 from triagebot.cli import service as cli_service
 from triagebot.cli.errors import UserError, describe
-from triagebot.cli.issue_file import read_issue
+from triagebot.cli.issue_file import InputError, read_issue
 from triagebot.comment import render as comment
 from triagebot.comment.posting import worth_posting
 from triagebot.domain import taxonomy
@@ -34,19 +38,23 @@ from triagebot.engine.dataset import read_labelled
 from triagebot.engine.index import IssueIndex
 from triagebot.learning.live import LiveEngine
 from triagebot.service.assembly import build_engine, renderer
-from triagebot.settings import Settings, in_effect
+from triagebot.settings import DEFAULT_ENV_FILE, Settings, in_effect
 
 MAX_INPUT_BYTES = 8 * 1024 * 1024
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # --env-file may stand anywhere (``triagebot serve --env-file prod.env``): taken out first
+    given, rest = _env_file_option().parse_known_args(argv)
+    args = parser.parse_args(rest)
+    args.env_file = given.env_file  # `triagebot setup` writes there
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
     try:
-        settings = Settings.from_env()
+        settings = Settings.from_env(env_file=given.env_file or DEFAULT_ENV_FILE,
+                                     required=given.env_file is not None)
         logging.basicConfig(level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
         with in_effect(settings):
             return int(args.func(args, settings) or 0)
@@ -61,8 +69,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _env_file_option(add_help: bool = False) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(add_help=add_help)
+    parser.add_argument("--env-file", type=Path, default=None, metavar="FILE",
+                        help="settings file of KEY=VALUE lines (default: .env in the working "
+                             "directory, when there is one); the environment wins over it")
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="triagebot", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="triagebot", description=__doc__.splitlines()[0],
+                                     parents=[_env_file_option()])
     parser.add_argument("--version", action="version", version=f"triagebot {__version__}")
     sub = parser.add_subparsers(metavar="COMMAND")
     for register in _COMMANDS:
@@ -110,8 +127,9 @@ def cmd_index_info(args: argparse.Namespace, settings: Settings) -> int:
 # -- triage ---------------------------------------------------------------------------------------
 
 def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
-    triage = sub.add_parser("triage", help="triage one issue (JSON or Markdown file, - for stdin)")
-    triage.add_argument("file", help="JSON {title, body, repo?, number?} or Markdown (first line = title)")
+    triage = sub.add_parser("triage", help="triage issues (JSON or Markdown files, - for stdin)")
+    triage.add_argument("files", nargs="+", metavar="FILE",
+                        help="JSON {title, body, repo?, number?} or Markdown (first line = title)")
     triage.add_argument("--index", type=Path, default=None, help="index directory (default: seed index)")
     out = triage.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print one JSON object")
@@ -122,17 +140,40 @@ def _register_triage(sub) -> None:  # type: ignore[no-untyped-def]
 
 def cmd_triage(args: argparse.Namespace, settings: Settings) -> int:
     """``--comment`` writes exactly the body the service would post (same engine, LLM refiner and
-    renderer, from ``service.assembly``), with no newline added."""
-    issue = read_issue(args.file, MAX_INPUT_BYTES)
+    renderer, from ``service.assembly``), with no newline added. Several files share one engine:
+    each answer follows a ``==> FILE <==`` line (``--json``: one object a line, with ``"file"``);
+    a file that cannot be read gets its one error line and the others are still triaged (exit 2
+    at the end)."""
+    several = len(args.files) > 1
+    if args.files.count("-") > 1:
+        raise UserError("stdin (-) can be read only once")
+    issues: list[tuple[str, Any]] = []
+    failed = 0
+    for path in args.files:
+        try:
+            issues.append((path, read_issue(path, MAX_INPUT_BYTES)))
+        except InputError as exc:
+            if not several:
+                raise
+            print(f"triagebot: error: {describe(exc)}", file=sys.stderr)
+            failed += 1
+    if not issues:
+        return 2
     engine = load_engine(settings, args.index, use_llm=args.llm)
-    result = engine.triage(issue)
-    if args.json:
-        print(json.dumps(triage_json(result), ensure_ascii=False))
-    elif args.comment:
-        sys.stdout.write(renderer(settings, engine)(result))
-    else:
-        print(comment.render_text(result))
-    return 0
+    render = renderer(settings, engine) if args.comment else None
+    for n, (path, issue) in enumerate(issues):
+        result = engine.triage(issue)
+        if args.json:
+            shape = triage_json(result)
+            print(json.dumps({"file": path, **shape} if several else shape, ensure_ascii=False))
+            continue
+        if several:
+            print(f"{'' if n == 0 else chr(10)}==> {path} <==")
+        if render is not None:
+            sys.stdout.write(render(result) + ("\n" if several else ""))
+        else:
+            print(comment.render_text(result))
+    return 2 if failed else 0
 
 
 def load_engine(settings: Settings, index_dir: Path | None, use_llm: bool = False) -> LiveEngine:
@@ -285,8 +326,8 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
 
 
 _COMMANDS: list[Callable] = [  # type: ignore[type-arg]
-    _register_index, _register_triage, _register_eval, cli_service.register, cli_maint.register,
-    cli_bench.register,
+    cli_setup.register, cli_doctor.register, _register_index, _register_triage, _register_eval,
+    cli_service.register, cli_maint.register, cli_bench.register, cli_model.register,
 ]
 
 

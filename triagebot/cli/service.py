@@ -1,10 +1,13 @@
 """CLI commands of the GitHub App service: ``serve``, ``worker``, ``reconcile``, ``requeue``. They
-get the settings ``cli.main`` read from the environment, once, before the command ran."""
+get the settings ``cli.main`` read from the environment, once, before the command ran. ``serve``
+and ``worker`` refuse to start without a usable App id and key, then run ``triagebot doctor``'s
+checks in the background (``cli.doctor.start_up_checks``)."""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
+from triagebot.cli import doctor
 from triagebot.cli.errors import UserError
 from triagebot.github.client import app_client
 from triagebot.service import wiring
@@ -36,11 +39,14 @@ def register(sub) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    count = settings.workers if args.workers is None else args.workers
+    doctor.start_up_checks(settings, receiver=True, worker=count > 0)
     wiring.serve(settings, host=args.host, port=args.port, workers=args.workers)
     return 0
 
 
 def cmd_worker(args: argparse.Namespace, settings: Settings) -> int:
+    doctor.start_up_checks(settings, receiver=False)
     wiring.work(settings, count=args.workers)
     return 0
 

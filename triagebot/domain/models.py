@@ -241,6 +241,7 @@ class Triage(BaseModel):
 
     repo: str = ""
     number: int | None = None
+    title: str = ""  # the issue's, for the review page; never rendered into a comment
     stage: Prediction
     symptom: Prediction
     root_cause: Prediction

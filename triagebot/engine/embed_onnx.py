@@ -43,7 +43,8 @@ def graph_path(model_path: str, variant: str, cache: Path | None = None) -> Path
     """The ONNX file of ``variant`` for these weights, exporting/quantising it on first use."""
     folder = cache_dir(cache) / "onnx" / _model_key(model_path)
     fp32 = folder / "model.onnx"
-    if not fp32.exists():
+    if not fp32.exists():  # said aloud: ~10 s the first time (`triagebot model prepare` does it ahead)
+        logging.getLogger(__name__).warning("exporting %s to ONNX in %s (once, about 10 s)", MODEL_NAME, folder)
         _atomic_write(fp32, lambda tmp: export_fused(model_path, tmp))
     if variant == "onnx":
         return fp32

@@ -120,6 +120,9 @@ def fit_classifier(index: IssueIndex) -> Classifier:
     return Classifier.fit(index.vectors, index.features, index.items)
 
 
+TITLE_CHARS = 300  # what the review page keeps of the issue's title
+
+
 def predict(
     issue: Issue, analysed: Analysed, index: IssueIndex, classifier: Classifier,
     hits: list[tuple[int, float]], targets: dict[str, float] | None = None,
@@ -141,7 +144,7 @@ def predict(
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
-        repo=issue.repo, number=issue.number, **preds, similar=similar,
+        repo=issue.repo, number=issue.number, title=issue.title[:TITLE_CHARS], **preds, similar=similar,
         missing_info=missing.missing_info(analysed.full, analysed.env,
                                           None if stage.abstained else stage.id, distributed,
                                           framework=framework_of(issue.repo)),

@@ -26,7 +26,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from triagebot.github import deliveries, restjson
+from triagebot.github import app_manifest, deliveries, restjson
 from triagebot.github.errors import GitHubError, NotFound, RateLimited, TransientError, WritesPaced
 from triagebot.github.port import CommentState, IssueState, RepoInfo
 from triagebot.github.ratelimit import QuotaTracker, WritePacer, rate_limit_wait
@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # annotations only; ``_pygithub()`` imports PyGithub when it 
     from urllib3 import Retry
 
 DEFAULT_API = "https://api.github.com"
-TOKEN_PERMISSIONS = {"issues": "write", "metadata": "read", "contents": "read"}
+TOKEN_PERMISSIONS = app_manifest.PERMISSIONS  # what the installation token asks for
 TOKEN_REFRESH_MARGIN = timedelta(minutes=5)
 MAX_RATE_LIMIT_WAIT = 20.0  # seconds a worker may block on a rate limit; below the job timeout
 MAX_PACED_WAIT = 10.0  # seconds a write may wait for its pacer slot; far below the 60 s job lease
@@ -421,3 +421,70 @@ def app_client(settings: Any, *, clock: Clock = time.time,
             return requester.requestJsonAndCheck(verb, url, parameters=params)
 
     return deliveries.AppClient(request, clock)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer of GitHub as ``triagebot doctor`` reads it: the status (0 when GitHub could not
+    be reached at all), the JSON, and GitHub's message, so each check can name what to fix."""
+
+    status: int
+    data: Any
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+
+def _answer(call: Callable[[], Any]) -> Answer:
+    pygithub = _pygithub()
+    try:
+        _headers, data = call()
+        return Answer(200, data)
+    except pygithub.GithubException as exc:
+        return Answer(exc.status, exc.data, restjson.message_of(exc.data))
+    except pygithub.RequestException as exc:
+        return Answer(0, None, f"GitHub unreachable: {type(exc).__name__}")
+
+
+class AppProbe:
+    """Read-only calls as the App (JWT) and as one of its installations, for ``triagebot doctor``
+    and the start-up checks of ``serve``: GET /app, GET /app/installations and, with an
+    installation token, GET /installation/repositories. Nothing is retried for long: the doctor
+    reports an outage rather than waiting it out."""
+
+    def __init__(self, settings: Any, clock: Clock = time.time) -> None:
+        self._settings, self._clock = settings, clock
+        base_url, app_auth = _app_auth(settings, clock)
+        self._kwargs = _client_kwargs(base_url, make_retry(time.sleep, clock, max_rate_limit_wait=0))
+        self._kwargs["timeout"] = 10
+        self._app_auth = app_auth
+        self._requester = _pygithub().Github(auth=app_auth, **self._kwargs).requester
+
+    def get(self, url: str) -> Answer:
+        return _answer(lambda: self._requester.requestJsonAndCheck("GET", url))
+
+    def installation_get(self, installation_id: int, url: str) -> Answer:
+        """GET ``url`` with a token of installation ``installation_id`` (the token is minted
+        with the permissions the bot asks for at work, so a missing grant shows up here)."""
+        pygithub = _pygithub()
+        integration = pygithub.GithubIntegration(auth=self._app_auth, **self._kwargs)
+        minted = _answer(lambda: ({}, integration.get_access_token(
+            installation_id, permissions=TOKEN_PERMISSIONS).token))
+        if not minted.ok:
+            return minted
+        gh = pygithub.Github(auth=pygithub.Auth.Token(minted.data), **self._kwargs)
+        return _answer(lambda: gh.requester.requestJsonAndCheck("GET", url, parameters={"per_page": 100}))
+
+
+def convert_manifest(api_url: str, code: str) -> Answer:
+    """Exchange the code GitHub gave the App-manifest flow's redirect for the new App's id, slug,
+    webhook secret and private key (``POST /app-manifests/{code}/conversions``; no credentials:
+    the one-hour, single-use code is the credential). Never retried: a second POST of a used
+    code fails."""
+    redact.install()
+    pygithub = _pygithub()
+    kwargs = _client_kwargs(api_url, make_retry())
+    requester = pygithub.Github(**kwargs).requester
+    return _answer(lambda: requester.requestJsonAndCheck("POST", f"/app-manifests/{quote(code, safe='')}/conversions"))

@@ -42,10 +42,14 @@ class Prompt:
 
 
 def prompts_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``prompts/`` at the repository root, or the directory ``TRIAGEBOT_PROMPTS_DIR`` names in
-    ``env`` (the settings' value, ``LLMSettings.prompts_dir``, passed on as a mapping)."""
+    """``prompts/`` at the repository root (in a wheel: ``triagebot/prompts``, where setup.py puts
+    it), or the directory ``TRIAGEBOT_PROMPTS_DIR`` names in ``env`` (the settings' value,
+    ``LLMSettings.prompts_dir``, passed on as a mapping)."""
     override = (env or {}).get("TRIAGEBOT_PROMPTS_DIR")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "prompts"
+    if override:
+        return Path(override)
+    packaged = Path(__file__).resolve().parents[1] / "prompts"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[2] / "prompts"
 
 
 @dataclass(frozen=True)

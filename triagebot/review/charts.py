@@ -7,7 +7,9 @@ import zlib
 from html import escape
 
 CELL = 34
-MARGIN = 60
+MARGIN = 60  # the smallest room left of and above the matrix for the ids
+CHAR_PX = 7  # width of one character at font-size 11, generously
+EMPTY = "no decisions yet: accept or correct a triage to fill this in"
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
@@ -18,24 +20,30 @@ def _shade(value: int, top: int) -> tuple[int, int, int]:
 
 
 def confusion_svg(labels: list[str], matrix: list[list[int]], title: str = "") -> str:
-    """Heatmap: rows = the bot's id, columns = the maintainer's id, counts in the cells."""
+    """Heatmap: rows = the bot's id, columns = the maintainer's id, counts in the cells. The room
+    for the ids grows with the longest one and the column ids are slanted, so ``unknown`` or
+    ``R4.10`` beside each other stay readable; an empty matrix says so inside a chart wide enough
+    for the sentence."""
     n = len(labels)
-    size = MARGIN + n * CELL + 10
+    margin = max(MARGIN, 24 + CHAR_PX * max((len(x) for x in labels), default=0))
+    size = margin + n * CELL + 10
+    width = size if labels else margin + 6 * len(EMPTY) + 10  # room to say it is empty
     top = max((v for row in matrix for v in row), default=0)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size + 20}" '
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{size + 20}" '
              f'role="img" aria-label="confusion matrix {escape(title)}" font-family="sans-serif" '
              'font-size="11">',
-             f'<text x="{MARGIN}" y="12">maintainer →</text>',
-             f'<text x="4" y="{MARGIN + 4}" transform="rotate(90 4 {MARGIN + 4})">bot →</text>']
+             f'<text x="{margin}" y="12">maintainer →</text>',
+             f'<text x="4" y="{margin + 4}" transform="rotate(90 4 {margin + 4})">bot →</text>']
     for i, label in enumerate(labels):
-        pos = MARGIN + i * CELL + CELL // 2
-        parts.append(f'<text x="{pos}" y="{MARGIN - 8}" text-anchor="middle">{escape(label)}</text>')
-        parts.append(f'<text x="{MARGIN - 6}" y="{pos + 4}" text-anchor="end">{escape(label)}</text>')
+        pos = margin + i * CELL + CELL // 2
+        parts.append(f'<text x="{pos}" y="{margin - 8}" transform="rotate(-45 {pos} {margin - 8})">'
+                     f'{escape(label)}</text>')
+        parts.append(f'<text x="{margin - 6}" y="{pos + 4}" text-anchor="end">{escape(label)}</text>')
     for r, row in enumerate(matrix):
         for c, value in enumerate(row):
-            parts.append(_cell(MARGIN + c * CELL, MARGIN + r * CELL, value, top))
+            parts.append(_cell(margin + c * CELL, margin + r * CELL, value, top))
     if not labels:
-        parts.append(f'<text x="{MARGIN}" y="{MARGIN}">no decisions yet</text>')
+        parts.append(f'<text x="{margin}" y="{margin}">{EMPTY}</text>')
     return "".join(parts) + "</svg>"
 
 
@@ -49,18 +57,24 @@ def _cell(x: int, y: int, value: int, top: int) -> str:
 
 
 def acceptance_svg(series: dict[str, dict[str, tuple[int, int]]], width: int = 520) -> str:
-    """Acceptance rate per dimension and week, one line each (0-100 %)."""
+    """Acceptance rate per dimension and week, one line each (0-100 %). Week labels are thinned
+    so they never overlap however many weeks there are; with no decisions yet, the empty axes
+    say so."""
     weeks = sorted({w for per in series.values() for w in per})
     height, left, bottom = 180, 40, 150
-    step = (width - left - 20) / max(len(weeks) - 1, 1)
+    step = (width - left - 40) / max(len(weeks) - 1, 1)
+    every = max(1, -(-CHAR_PX * 9 // max(int(step), 1)))  # "2026-W47" is 8 characters
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 20 * len(series)}" '
              'role="img" aria-label="acceptance rate per dimension" font-family="sans-serif" '
              'font-size="11">',
              f'<line x1="{left}" y1="{bottom}" x2="{width - 10}" y2="{bottom}" stroke="#999"/>',
              f'<text x="2" y="{bottom - 120 + 4}">100%</text><text x="10" y="{bottom + 4}">0%</text>']
+    if not weeks:
+        parts.append(f'<text x="{left + 10}" y="{bottom - 60}">no decisions yet</text>')
     for i, week in enumerate(weeks):
-        parts.append(f'<text x="{left + i * step:.0f}" y="{bottom + 16}" text-anchor="middle">'
-                     f'{escape(week)}</text>')
+        if i % every == 0:
+            parts.append(f'<text x="{left + i * step:.0f}" y="{bottom + 16}" text-anchor="middle">'
+                         f'{escape(week)}</text>')
     for k, (dim, per) in enumerate(sorted(series.items())):
         colour = COLOURS[k % len(COLOURS)]
         points = " ".join(f"{left + weeks.index(w) * step:.0f},{bottom - 120 * a / n:.0f}"

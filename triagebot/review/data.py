@@ -32,6 +32,7 @@ class DimensionRow(BaseModel):
     current: str  # the id after human review (equal to predicted when untouched or accepted)
     state: str  # pending | accepted | corrected
     options: list[str]
+    stated: bool = False  # the public comment asserts it (``Triage.stated``); else kept back
 
 
 class SimilarRow(BaseModel):
@@ -48,6 +49,12 @@ class ReviewRow(BaseModel):
     updated_at: float
     dimensions: list[DimensionRow]
     similar: list[SimilarRow] = []
+    title: str = ""  # the issue's title when the triage recorded it
+    comment_url: str | None = None  # the bot's comment; None when it stayed silent
+
+    @property
+    def stated_dimensions(self) -> list[DimensionRow]:
+        return [d for d in self.dimensions if d.stated]
 
     @property
     def low_confidence(self) -> bool:
@@ -76,7 +83,7 @@ def normal_id(dimension: str, value: str | None) -> str | None:
 
 
 def review_row(repo: str, number: int, triage: Triage, updated_at: float,
-               feedback: list[Feedback]) -> ReviewRow:
+               feedback: list[Feedback], comment_id: int | None = None) -> ReviewRow:
     latest = {fb.dimension: fb for fb in feedback if fb.source in REVIEW_SOURCES and fb.new_id}
     rows, stage = [], triage.stage.id
     for dim in DIMENSIONS:
@@ -89,9 +96,12 @@ def review_row(repo: str, number: int, triage: Triage, updated_at: float,
             stage = current or stage
         rows.append(DimensionRow(dimension=dim, predicted=predicted, name=pred.name,
                                  confidence=pred.confidence, current=current or predicted,
-                                 state=state, options=options(dim, stage)))
+                                 state=state, options=options(dim, stage),
+                                 stated=triage.stated(dim) is not None))
     url = f"https://github.com/{repo}/issues/{number}"
-    return ReviewRow(repo=repo, number=number, url=url, updated_at=updated_at, dimensions=rows)
+    comment_url = f"{url}#issuecomment-{comment_id}" if comment_id else None
+    return ReviewRow(repo=repo, number=number, url=url, updated_at=updated_at, dimensions=rows,
+                     title=triage.title, comment_url=comment_url)
 
 
 Lookup = Callable[[str, int], "IndexedIssue | None"]
@@ -116,11 +126,12 @@ def recent(store: Store, limit: int = 50, only: str = "",
            lookup: Lookup | None = None) -> list[ReviewRow]:
     """The latest triages, optionally only ``low`` confidence or ``pending`` review ones, each
     with the similar issues its repository may see (``lookup`` finds indexed items)."""
-    sql = "SELECT repo, number, triage, updated_at FROM triages ORDER BY updated_at DESC LIMIT ?"
+    sql = ("SELECT repo, number, triage, updated_at, comment_id FROM triages "
+           "ORDER BY updated_at DESC LIMIT ?")
     rows = []
-    for repo, number, raw, updated in store.db.query(sql, (limit * 4,)):
+    for repo, number, raw, updated, comment_id in store.db.query(sql, (limit * 4,)):
         triage = Triage.model_validate_json(raw)
-        row = review_row(repo, number, triage, updated, store.feedback(repo, number))
+        row = review_row(repo, number, triage, updated, store.feedback(repo, number), comment_id)
         if (only == "low" and not row.low_confidence) or (only == "pending" and not row.needs_review):
             continue
         rows.append(row.model_copy(update={"similar": visible_similar(triage, repo, lookup)}))

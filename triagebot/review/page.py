@@ -34,6 +34,9 @@ from triagebot.store.records import Feedback, Store
 from triagebot.text import sanitize
 
 MIN_TOKEN_CHARS = 16
+# What a client without a session gets; a Bearer header is the usual mistake, so say how it works.
+LOGIN_HINT = ("login required: open {login} in a browser and enter TRIAGEBOT_ADMIN_TOKEN there; the "
+              "page keeps a session cookie (an Authorization: Bearer header is not accepted)\n")
 MAX_NUMBER = 2**31 - 1
 _NUMBER = re.compile(r"[0-9]{1,10}")
 CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
@@ -100,7 +103,7 @@ def _guard() -> Any:
         session.clear()
         if request.method == "GET" and "text/html" in request.headers.get("Accept", ""):
             return redirect(url_for("review.login"))
-        return Response("login required\n", 401, {"Content-Type": "text/plain"})
+        return Response(LOGIN_HINT.format(login=url_for("review.login")), 401, {"Content-Type": "text/plain"})
     if request.method == "POST":
         sent = _one(request.form, "csrf")
         if not sent or not hmac.compare_digest(sent, str(session.get("csrf", ""))):

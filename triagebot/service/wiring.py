@@ -23,7 +23,7 @@ from triagebot.service.app import create_app
 from triagebot.service.assembly import build_engine, prepare_index, renderer
 from triagebot.service.jobs import Deps
 from triagebot.service.worker import Worker, WorkerThread, start_threads, stop_workers
-from triagebot.settings import Settings
+from triagebot.settings import DEFAULT_ENV_FILE, Settings
 from triagebot.store.db import Database
 from triagebot.store.queue import Queue
 from triagebot.store.records import Store
@@ -194,9 +194,10 @@ def create_wsgi(settings: Settings, store: Store | None = None,
 
 
 def wsgi() -> Flask:
-    """gunicorn entry point (``triagebot.service.wiring:wsgi()``): reads the environment once, here."""
+    """gunicorn entry point (``triagebot.service.wiring:wsgi()``): reads the environment (and
+    ``.env`` in the working directory) once, here."""
     setup()
-    return create_wsgi(Settings.from_env())
+    return create_wsgi(Settings.from_env(env_file=DEFAULT_ENV_FILE))
 
 
 def work(settings: Settings, count: int | None = None, **overrides: Any) -> None:
@@ -225,7 +226,7 @@ def run_rq_job(job_id: int) -> str:
     A plain ``rq worker`` process has no bound worker yet: it builds one from the environment."""
     worker = rq_transport.bound_worker()
     if worker is None:
-        settings = Settings.from_env()
+        settings = Settings.from_env(env_file=DEFAULT_ENV_FILE)
         worker = make_worker(settings, build_deps(settings, open_store(settings)))
         rq_transport.bind(worker)
     job = worker.run_once(int(job_id))
