@@ -1,6 +1,7 @@
 """``triagebot model prepare``: do the embedder's one-time work now (at set-up, in the Docker build)
-rather than inside the first triage: the ONNX backends export and quantise the bundled model into
-the cache (``TRIAGEBOT_CACHE``, default ``~/.cache/triagebot``), about 10 s once."""
+rather than inside the first triage: the base model's ONNX backends export and quantise the bundled
+model into the cache (``TRIAGEBOT_CACHE``, default ``~/.cache/triagebot``), about 10 s once; the
+shipped fine-tuned encoder (the default) is a finished graph and is only loaded and checked."""
 from __future__ import annotations
 
 import argparse
