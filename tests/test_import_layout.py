@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "triagebot"
 HEAVY_OPTIONAL = ("sentence_transformers", "transformers", "torch", "tokenizers", "onnx",
                   "onnxruntime", "rq", "redis", "psycopg", "psycopg_pool", "selenium",
-                  "sklearn")  # scikit-learn: only when an index is calibrated (engine.relevance.fit)
+                  "sklearn",  # scikit-learn: only when an index is calibrated (engine.relevance.fit)
+                  "safetensors")  # the base weights: only when a fine-tuned graph is loaded
 # Heavy clients, each imported by its one owner module only, inside functions (about 0.5 s and
 # 0.3 s of start-up otherwise).
 HEAVY_CLIENTS = {"openai": "llm/client.py", "github": "github/client.py",

@@ -212,7 +212,8 @@ def test_eval_predictions_backtest_writes_what_the_comment_would_state(capsys, m
     keys = {"stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug"}
     for row in rows:
         assert set(row) == {"repo", "number", "posted", "stated", "forced", "similar", "missing",
-                            "comment_chars"}
+                            "comment_chars", "comment"}
+        assert (row["comment"] is None) == (row["comment_chars"] == 0)
         assert set(row["stated"]) == set(row["forced"]) == keys
         for dim in keys:  # a stated label is always the forced choice
             assert row["stated"][dim] is None or row["stated"][dim] == row["forced"][dim]

@@ -14,7 +14,7 @@ from triagebot.comment import sections
 from triagebot.comment.plain import render_text
 from triagebot.domain import missing
 from triagebot.domain.environment import extract
-from triagebot.domain.models import Labels, MissingInfo
+from triagebot.domain.models import Environment, Labels, MissingInfo
 
 MEGATRON = "NVIDIA/Megatron-LM"
 COLOSSAL = "hpcaitech/ColossalAI"
@@ -131,8 +131,17 @@ def test_launcher_advice_only_for_the_launcher_the_report_uses() -> None:
 
 
 def test_at_most_one_tip_beside_a_linked_fix() -> None:
-    assert len(sections.tips(make_triage(similar=[]))) == 2
-    assert len(sections.tips(make_triage(similar=[similar(1)]))) == 1
+    launch = dict(stage=prediction("S2", 0.95), symptom=prediction("2.1", 0.9),
+                  fix_pattern=prediction("F1", 0.9),
+                  environment=Environment(framework="deepspeed", launcher="deepspeed"))
+    assert len(sections.tips(make_triage(similar=[], **launch))) == 2
+    assert len(sections.tips(make_triage(similar=[similar(1)], **launch))) == 1
+
+
+def test_no_advice_without_a_stated_stage_and_no_generic_tip_beside_a_specific_one() -> None:
+    assert sections.tips(make_triage(similar=[], stage=prediction("S4", 0.3, abstained=True))) == []
+    tips = sections.tips(make_triage(similar=[]))  # F5 in a DeepSpeed training report
+    assert len(tips) == 1 and "gradient_accumulation_steps" in tips[0]
 
 
 # --- what to add ------------------------------------------------------------------------------

@@ -40,9 +40,10 @@ def test_useful_posts_for_any_stated_label(dimension: str, label_id: str) -> Non
     assert posting_reasons(triage) == ["a stated label"] and worth_posting(triage)
 
 
-def test_useful_posts_for_a_stated_question() -> None:
+def test_a_stated_question_alone_is_not_worth_a_comment() -> None:
+    # a comment that only says "this reads like a question" helps nobody and reads as dismissive
     triage = unsure(is_bug=prediction("no", 0.9))
-    assert posting_reasons(triage) == ["a stated label"]
+    assert posting_reasons(triage) == [] and not worth_posting(triage)
 
 
 def test_the_distributed_flag_alone_is_not_worth_a_comment() -> None:

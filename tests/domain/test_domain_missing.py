@@ -114,7 +114,7 @@ def test_ds_report_outside_builds_only_when_versions_are_missing() -> None:
 def test_requests_are_worded_for_the_framework() -> None:
     text = "training crashes with an error, using a plugin"
     for framework, word, absent in (("megatron", "Megatron arguments", "DeepSpeed"),
-                                    ("colossalai", "GeminiPlugin", "DeepSpeed"),
+                                    ("colossalai", "Booster settings", "DeepSpeed"),
                                     ("deepspeed", "DeepSpeed config", "Megatron")):
         described = " ".join(i.description for i in missing.missing_info(
             text, extract(text), "S4", True, framework=framework))
@@ -172,3 +172,33 @@ def test_a_report_naming_the_script_it_runs_is_not_asked_for_a_repro() -> None:
     assert "repro" not in _keys(named, "S5", False)
     assert "repro" not in _keys("pretrain_gpt_distributed.sh diverges after 1k steps.", "S5", False)
     assert "repro" in _keys("inference gives wrong answers with the new release", "S5", False)
+
+
+def test_any_launcher_with_arguments_is_a_launch_command() -> None:
+    for shown in ("torchx run -s kubernetes dist.ddp -j 2x8 --script train.py",
+                  "colossalai run --nproc_per_node 8 --hostfile hosts train.py",
+                  "srun --nodes=2 --gpus-per-node=8 launch.sh"):
+        assert "launcher_command" not in _keys("Rendezvous fails across nodes.\n" + shown, "S2", True)
+    assert "launcher_command" in _keys("Rendezvous fails across nodes.", "S2", True)
+
+
+def test_a_plugin_named_on_the_command_line_is_the_config() -> None:
+    text = "Training with --plugin moe --ep 4 --pp 16 crashes in moe_dp_group with ZeRO offload."
+    assert "config" not in _keys(text, "S4", True, framework="colossalai")
+    assert "GeminiPlugin" not in missing.describe("config", "colossalai")
+
+
+def test_documentation_and_feature_requests_get_no_bug_checklist() -> None:
+    from triagebot.domain.models import MissingInfo, Prediction, Triage
+
+    def triage(title: str) -> Triage:
+        p = Prediction(id="unknown", name="", confidence=0.0, abstained=True)
+        return Triage(title=title, stage=p, symptom=p, root_cause=p, fix_pattern=p,
+                      distributed_specific=p, is_bug=Prediction(id="yes", name="", confidence=0.6),
+                      missing_info=[MissingInfo(key="repro", description="r"),
+                                    MissingInfo(key="traceback", description="t")])
+
+    assert missing.asked_in_comment(triage("[DOC]: which init context fits ZeRO-3?")) == []
+    assert missing.asked_in_comment(triage("[FEATURE] support FP8 in the MoE layer")) == []
+    assert {m.key for m in missing.asked_in_comment(triage("[QUESTION] crash at step 3"))} == {
+        "traceback", "repro"}

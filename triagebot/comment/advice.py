@@ -84,8 +84,9 @@ TIPS: tuple[Tip, ...] = (
          "check the result with `horovodrun --check-build`.", "F2", "horovod", "S1"),
     _tip("Check that `torch.version.cuda` matches what `nvcc --version` prints; native ops must "
          "be built with the CUDA major version PyTorch was built with.", "F2", "", "", _BUILD),
-    _tip("Compare the installed versions (`pip list`) with the release your code was written for; "
-         "an import that breaks after an upgrade usually means the API moved.", "F2", "", "", _IMPORT),
+    _tip("Compare the installed versions (`pip list`) with the release the code you run was "
+         "written for: a name that cannot be imported was usually added, moved or removed in "
+         "another release, so upgrade or downgrade to match it.", "F2", "", "", _IMPORT),
     _tip("Use the NGC PyTorch container that the Megatron-LM release was tested with, or match "
          "its Transformer Engine and Apex versions.", "F2", "megatron"),
     _tip("Compare your versions with the framework's release notes or a combination known to "
@@ -130,9 +131,13 @@ def tips_for(pattern: str | None, framework: str | None, stage: str | None,
              symptom: str | None, launcher: str | None = None) -> list[str]:
     """At most ``MAX_TIPS`` tips for ``pattern``, the most specific first; none without a pattern.
     ``launcher`` is the one the report uses (``Environment.launcher``), None when it names none."""
-    if not pattern:
+    if not pattern or not stage:
+        # with no stated stage, a fix pattern alone only earns generic advice ("pin your
+        # versions" under a logic bug): maintainers read it as noise, so none is given
         return []
     fitting = [t for t in TIPS if t.pattern == pattern
                and t.fits(framework, stage, symptom, launcher)]
     fitting.sort(key=lambda t: -t.specificity)  # stable: table order among equals
+    if fitting and fitting[0].specificity:  # a generic tip beside a specific one repeats it
+        fitting = [t for t in fitting if t.specificity]
     return [t.text for t in fitting[:MAX_TIPS]]

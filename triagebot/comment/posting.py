@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from triagebot.comment.sections import asked_missing, choice, flag, split_similar
+from triagebot.comment.sections import asked_missing, choice, split_similar
 from triagebot.domain import missing, taxonomy
 from triagebot.domain.models import Triage
 
@@ -30,12 +30,14 @@ def worth_posting(triage: Triage, mode: CommentMode = "useful") -> bool:
 
 
 def posting_reasons(triage: Triage) -> list[str]:
-    """What in this triage is worth a public comment: a stated label (stage, symptom, root cause,
-    fix pattern, or "not a bug"), a relevant link, or a request specific to this report. The
-    distributed flag alone is not: it tells the reporter nothing they can act on."""
+    """What in this triage is worth a public comment: a stated label (stage, symptom, root cause
+    or fix pattern), a relevant link, or a request specific to this report. The distributed flag
+    alone is not: it tells the reporter nothing they can act on. Nor is "not a bug" alone: a
+    comment that only says a report reads like a question was read by maintainers as dismissive
+    (on a report that quoted the faulty line), and it helps nobody; it still appears beside
+    anything else worth saying."""
     reasons = []
-    if any(choice(triage, dim) for dim in taxonomy.DIMENSIONS) \
-            or flag(triage, "is_bug") is False:
+    if any(choice(triage, dim) for dim in taxonomy.DIMENSIONS):
         reasons.append("a stated label")
     resolved, related = split_similar(triage.similar)
     if resolved or related:

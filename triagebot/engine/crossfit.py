@@ -95,7 +95,9 @@ class OutOfFold:
         for pos in positions:
             if len(self.candidate_rows[pos]):
                 scores = model.score(self.candidate_rows[pos])
-                for j in np.argsort(-scores)[: relevance.MAX_LINKS]:
+                shown = [j for j in np.argsort(-scores)
+                         if relevance.linkable(items[pos].repo, items[self.candidates[pos][int(j)][0]])]
+                for j in shown[: relevance.MAX_LINKS]:
                     cand = self.candidates[pos][int(j)][0]
                     link_pairs.append((float(scores[j]),
                                        relevance.same_problem(items[pos].labels, items[cand].labels)))

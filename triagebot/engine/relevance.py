@@ -62,6 +62,17 @@ class RelevanceModel(BaseModel):
         return 1.0 / (1.0 + np.exp(-z))
 
 
+def linkable(repo: str, item: IndexedIssue) -> bool:
+    """Whether ``item`` may be offered under an issue of ``repo`` at all: one of the same
+    framework (or repository), or one from elsewhere whose fix is known. Maintainers read an
+    unresolved Colossal-AI thread under a Megatron-LM report as noise however alike the text."""
+    return item.resolved or _family(item.repo) == _family(repo)
+
+
+def _family(repo: str) -> str:
+    return framework_of(repo) or repo.lower()
+
+
 _WORD = re.compile(r"[a-z_][a-z0-9_.]{2,}")
 _COMMON = frozenset(
     "the and with for when not does using use can how from after error issue bug what why are this "

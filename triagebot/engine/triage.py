@@ -229,6 +229,8 @@ def similar_issues(
         if scores[j] < threshold and cosine < NEAR_DUPLICATE:
             continue
         item = _original(index, index.items[row])
+        if not relevance.linkable(repo, item):
+            continue
         if item.key in seen:
             continue
         seen.add(item.key)
