@@ -115,6 +115,10 @@ class IssueIndex:
         self.items[row] = item
         return True
 
+    def keys(self) -> set[tuple[str, int]]:
+        """The (repo, number) of every indexed issue (a copy)."""
+        return set(self._rows)
+
     def row_of(self, key: tuple[str, int]) -> int | None:
         return self._rows.get(key)
 
