@@ -203,6 +203,29 @@ def correct_index(target: Any, repo: str, number: int, dimension: str, new_id: s
         return True
 
 
+def correct_by_command(target: Any, repo: str, number: int, dimension: str, new_id: str) -> bool:
+    """A maintainer's ``/triage`` correction of an indexed issue, as ``correct_index``, except
+    that a symptom or root cause of another stage brings its stage along (as
+    ``corrections.apply_correction`` does for the stored triage) instead of being refused. False
+    when the issue is not indexed or the value is not one the dimension takes."""
+    stage = taxonomy.stage_of(dimension, new_id) if dimension in taxonomy.IN_STAGE else None
+    try:
+        with writable(target, None) as index:
+            row = index.row_of((repo, number))
+            if row is None:
+                return False
+            item = index.items[row]
+            if stage is not None and item.labels.stage != stage:
+                item = corrected_item(item, "stage", stage)
+            index.update_labels((repo, number), corrected_item(item, dimension, new_id))
+    except ValueError:
+        return False
+    refresh = getattr(target, "refresh", None)
+    if callable(refresh):
+        refresh()
+    return True
+
+
 @contextmanager
 def writable(target: Any, index_dir: str | Path | None) -> Iterator[IssueIndex]:
     live = getattr(target, "live", target)

@@ -246,9 +246,12 @@ def export_dir(shared: SharedIndex, directory: str | Path) -> int:
 
 
 # rows <-> cache ------------------------------------------------------------------------------
-def _rows_of(index: IssueIndex, rows: range | list[int]) -> list[tuple[str, int, str, str, int | None, bytes, bytes]]:
+Row = tuple[str, int, str, str, "int | None", bytes, bytes]
+
+
+def _rows_of(index: IssueIndex, rows: range | list[int]) -> list[Row]:
     vectors, features = index.vectors, index.features
-    out = []
+    out: list[Row] = []
     for row in rows:
         item = index.items[row]
         out.append((item.repo, item.number, item.model_dump_json(), item.visibility,
@@ -302,7 +305,7 @@ def classifier_to_bytes(classifier: Classifier) -> bytes:
     header = {"fix_given_cause": classifier.fix_given_cause, "models": classes}
     arrays["header"] = np.frombuffer(json.dumps(header).encode(), np.uint8)
     out = io.BytesIO()
-    np.savez(out, **arrays)
+    np.savez(out, **arrays)  # type: ignore[arg-type]  # numpy's stubs read **kwds as allow_pickle
     return out.getvalue()
 
 
