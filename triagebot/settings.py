@@ -108,7 +108,7 @@ class Settings(BaseModel):
     # PostgreSQL: every worker on every machine sees every change), "directory" (the live index
     # files in the data directory: one machine), or "auto": the database when it is PostgreSQL.
     index_store: Literal["auto", "database", "directory"] = "auto"
-    retrain_interval: float = Field(default=600.0, ge=0)  # seconds between trainer rounds; 0 = never
+    retrain_interval: float = Field(default=60.0, ge=0)  # seconds between trainer rounds; 0 = never
 
     @field_validator("log_level")
     @classmethod
