@@ -16,6 +16,7 @@ calibration record (``calibration.json``) travels as an artifact too. ``import_d
 ``export_dir`` move the seed index format in and out."""
 from __future__ import annotations
 
+import gc
 import io
 import json
 import logging
@@ -31,15 +32,17 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from triagebot.domain.models import IndexedIssue
+from triagebot.engine.ann import VectorSearch
 from triagebot.engine.calibration import Calibration
 from triagebot.engine.classify import Classifier, SoftmaxModel
 from triagebot.engine.index import IndexError_, IssueIndex, rules_signature
 from triagebot.logs import emit
-from triagebot.store.learned import Change, ItemRow, LearnedStore
+from triagebot.store.learned import Artifact, Change, ItemRow, LearnedStore
 
 log = logging.getLogger("triagebot.learning.shared")
 CLASSIFIER = "classifier"
 CALIBRATION = "calibration"
+SEARCH = "search"  # a large index's trained faiss structure and the keys of its rows
 TRAINER_LEASE = "trainer"
 TRAIN_LEASE_S = 600.0  # a trainer that dies holds the lease at most this long
 _ITEMS = TypeAdapter(list[IndexedIssue])
@@ -84,9 +87,17 @@ class SharedIndex:
         rows = self.store.all_rows()
         index = IssueIndex(meta["embedder"], int(meta["dim"]), int(meta["n_features"]),
                            meta["features_id"])
-        _add_rows(index, rows)
+        if not _adopt_search(index, rows, self.store.artifact(SEARCH)):
+            _add_rows(index, rows)
+        index.reserve(1)  # headroom (a quarter): catch-ups append without copying the cache
+        seen = max([seen, *(r.version for r in rows)])
+        del rows
+        # The cache's objects (100k items at scale) live as long as the process: out of the
+        # collector's sight, a full collection triggered by a job's allocations no longer walks
+        # them (measured: a catch-up of 100 rows took 170 ms instead of 10 ms when one did).
+        gc.freeze()
         self._index = index
-        self._version = max([seen, *(r.version for r in rows)])
+        self._version = seen
         self._catch_up_artifacts()
 
     def catch_up(self) -> int:
@@ -181,6 +192,7 @@ def train(shared: SharedIndex, holder: str | None = None, force: bool = False) -
             vectors, features, items = index.vectors.copy(), index.features.copy(), list(index.items)
         classifier = Classifier.fit(vectors, features, items)
         artifact = shared.publish_classifier(classifier, version)
+        publish_search(shared)
         confirmed = sum(item.status == "confirmed" for item in items)
         emit(log, "classifier trained", version=artifact, index_version=version, issues=len(items))
         return {"trained": True, "version": artifact, "index_version": version,
@@ -208,6 +220,48 @@ def start_trainer(shared: SharedIndex, interval_s: float, stop: threading.Event)
     return thread
 
 
+def publish_search(shared: SharedIndex) -> int | None:
+    """Store the cache's trained search structure (IVF-PQ, from 50k issues) with the keys of its
+    rows, so cold workers adopt it instead of training their own (20 s of a 100k load on 2
+    cores); rows changed since are re-added on load. None when the search is exact (flat)."""
+    with shared._lock:
+        index = shared.current()
+        search = index.search_structure
+        if search.kind == "flat":
+            return None
+        body = _search_bytes(search.to_bytes(), [item.key for item in index.items])
+        version = shared.version
+    with shared.store.change() as change:
+        return change.put_artifact(SEARCH, body, version)
+
+
+def _search_bytes(faiss_bytes: bytes, keys: list[tuple[str, int]]) -> bytes:
+    out = io.BytesIO()
+    np.savez(out, faiss=np.frombuffer(faiss_bytes, np.uint8),
+             keys=np.frombuffer(json.dumps(keys).encode(), np.uint8))
+    return out.getvalue()
+
+
+def _adopt_search(index: IssueIndex, rows: list[ItemRow], art: Artifact | None) -> bool:
+    """Fill ``index`` from ``rows`` around the stored search structure: rows in its order,
+    then those written since it was stored re-added (replacing their stale entries). False (the
+    caller builds anew) without one, or when an issue it holds has been removed since."""
+    if art is None:
+        return False
+    with np.load(io.BytesIO(art.body), allow_pickle=False) as data:
+        keys = [tuple(k) for k in json.loads(bytes(data["keys"]).decode())]
+        by_key = {(r.repo, r.number): r for r in rows}
+        if any(key not in by_key for key in keys):
+            return False
+        ordered = [by_key.pop(key) for key in keys]
+        search = VectorSearch.from_bytes(bytes(data["faiss"]), index.dim)
+    if search.ntotal != len(ordered):
+        return False
+    index.adopt(*_decode(ordered, index.dim, index.n_features), search)
+    _add_rows(index, [r for r in ordered if r.version > art.index_version] + list(by_key.values()))
+    return True
+
+
 # import / export -----------------------------------------------------------------------------
 def import_dir(store: LearnedStore, directory: str | Path, *, replace: bool = False,
                only_if_empty: bool = False) -> dict[str, object]:
@@ -231,7 +285,11 @@ def import_dir(store: LearnedStore, directory: str | Path, *, replace: bool = Fa
         change.put(_rows_of(index, range(len(index.items))))
         change.set_meta(meta)
         change.put_artifact(CALIBRATION, index.calibration.model_dump_json().encode(), change.version)
+        if index.search_structure.kind != "flat":  # trained already: cold workers adopt it
+            change.put_artifact(SEARCH, _search_bytes(index.search_structure.to_bytes(),
+                                                      [item.key for item in index.items]), change.version)
         version = change.version
+    store.analyze()  # fresh statistics: catch-up reads by version, never by scanning every vector
     emit(log, "index imported", directory=str(directory), issues=len(index), removed=len(removed),
          version=version)
     return {"imported": len(index), "removed": len(removed), "version": version,

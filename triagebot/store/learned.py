@@ -110,6 +110,13 @@ class LearnedStore:
         rows = self.db.query("SELECT MAX(version) FROM index_artifacts WHERE name = ?", (name,))
         return int(rows[0][0] or 0)
 
+    def analyze(self) -> None:
+        """After a bulk import: PostgreSQL's planner otherwise guesses a freshly filled table's
+        statistics and may scan every stored vector for a catch-up (measured: 200 ms at 20k rows
+        instead of 2 ms); SQLite's planner uses the version index anyway."""
+        if self.db.postgres:
+            self.db.execute("ANALYZE index_items")
+
     # the trainer's lease -----------------------------------------------------------------------
     def take_lease(self, name: str, holder: str, seconds: float, now: float | None = None) -> bool:
         """Hold ``name`` for ``seconds`` unless someone else holds it now (a lapsed lease of a
