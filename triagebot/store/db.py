@@ -278,8 +278,8 @@ class Database:
 
     def migrate(self) -> int:
         """Apply pending numbered migrations; returns the schema version."""
-        self.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        with self.transaction():
+        with self.transaction():  # under the writers' lock: processes starting together take turns
+            self.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             rows = self.query("SELECT MAX(version) FROM schema_version")
             current = self._renumber_branch_migrations(rows[0][0] or 0)
             for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
@@ -290,8 +290,8 @@ class Database:
 
     def _migrate_track(self, table: str, scripts: list[str]) -> int:
         """Apply the pending scripts of one numbered track recorded in ``table``."""
-        self.execute(f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER NOT NULL)")
-        with self.transaction():
+        with self.transaction():  # as ``migrate``: two processes never both create the table
+            self.execute(f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER NOT NULL)")
             current = self.query(f"SELECT MAX(version) FROM {table}")[0][0] or 0
             for number, script in enumerate(scripts[current:], start=current + 1):
                 self._run_script(script)
