@@ -122,8 +122,8 @@ class IssueIndex:
         if self.items or search.ntotal != len(items):
             raise IndexError_("the stored search structure does not match the rows")
         self.items = list(items)
-        self._vectors = np.ascontiguousarray(vectors, dtype=np.float32)
-        self._features = np.ascontiguousarray(features, dtype=np.float32)
+        self._vectors = np.array(vectors, dtype=np.float32)  # own, writable copies: replacing a
+        self._features = np.array(features, dtype=np.float32)  # row writes into them
         self._rows = {item.key: row for row, item in enumerate(self.items)}
         self._faiss = search
 
