@@ -116,6 +116,11 @@ class Settings(BaseModel):
     # Top level rather than in ``llm`` so a bad value fails at startup even while no model is
     # configured (``llm`` is None then and its variables are not read).
     llm_private_repos: Literal["off", "opt-in", "on"] = "off"
+    # Where the service keeps what it learns (issue #14): "database" (TRIAGEBOT_DB, SQLite or
+    # PostgreSQL: every worker on every machine sees every change), "directory" (the live index
+    # files in the data directory: one machine), or "auto": the database when it is PostgreSQL.
+    index_store: Literal["auto", "database", "directory"] = "auto"
+    retrain_interval: float = Field(default=60.0, ge=0)  # seconds between trainer rounds; 0 = never
 
     @field_validator("log_level")
     @classmethod
@@ -137,6 +142,18 @@ class Settings(BaseModel):
         """The index CLI commands read when none is named (``triage``, ``eval``, ``bench``):
         TRIAGEBOT_INDEX when set, else the shipped seed index, read only. ``index sync`` and
         ``retrain`` write the service's live index instead (``index_dir``)."""
+        return self.index if self.index is not None else DEFAULT_INDEX
+
+    @property
+    def index_in_database(self) -> bool:
+        """Does the service keep its index in the database (``index_store``)?"""
+        if self.index_store == "auto":
+            return self.db.startswith(("postgresql://", "postgres://"))
+        return self.index_store == "database"
+
+    @property
+    def seed_index(self) -> Path:
+        """What the database is seeded from on first start: TRIAGEBOT_INDEX, else the shipped one."""
         return self.index if self.index is not None else DEFAULT_INDEX
 
     @property
@@ -278,6 +295,8 @@ ENV_VARS = {
     "TRIAGEBOT_CACHE": "cache_dir",
     "TRIAGEBOT_LOG_LEVEL": "log_level",
     "TRIAGEBOT_LLM_PRIVATE_REPOS": "llm_private_repos",
+    "TRIAGEBOT_INDEX_STORE": "index_store",
+    "TRIAGEBOT_RETRAIN_INTERVAL": "retrain_interval",
 }
 FIELD_VARS = {field: var for var, field in ENV_VARS.items()}
 # The nested LLM part (``Settings.llm``): field -> variable. OPENAI_API_KEY is read by both parts.

@@ -115,6 +115,35 @@ class IssueIndex:
         self.items[row] = item
         return True
 
+    def adopt(self, items: list[IndexedIssue], vectors: np.ndarray, features: np.ndarray,
+              search: VectorSearch) -> None:
+        """Fill an empty index with rows whose search structure was built before (``search``
+        holds row ids 0..n-1 of exactly these rows, in this order)."""
+        if self.items or search.ntotal != len(items):
+            raise IndexError_("the stored search structure does not match the rows")
+        self.items = list(items)
+        self._vectors = np.array(vectors, dtype=np.float32)  # own, writable copies: replacing a
+        self._features = np.array(features, dtype=np.float32)  # row writes into them
+        self._rows = {item.key: row for row, item in enumerate(self.items)}
+        self._faiss = search
+
+    @property
+    def search_structure(self) -> VectorSearch:
+        """The faiss side (``kind`` flat or ivfpq), for storing a trained one."""
+        return self._faiss
+
+    def reserve(self, rows: int) -> None:
+        """Room for ``rows`` more issues (at least a quarter more), so the next additions copy
+        nothing: a cache loaded to its exact size otherwise copied every vector on its first
+        catch-up (100 ms at 20k issues)."""
+        used = len(self.items)
+        self._vectors = _grown(self._vectors, used, used + rows)
+        self._features = _grown(self._features, used, used + rows)
+
+    def keys(self) -> set[tuple[str, int]]:
+        """The (repo, number) of every indexed issue (a copy)."""
+        return set(self._rows)
+
     def row_of(self, key: tuple[str, int]) -> int | None:
         return self._rows.get(key)
 

@@ -86,8 +86,16 @@ class LiveEngine:
     engine (``service.assembly.build_engine``). The classifier is kept across reloads; ``retrain``
     refits it."""
 
-    def __init__(self, live: LiveIndex, embedder: Embedder, refiner: Any = None) -> None:
+    def __init__(self, live: Any, embedder: Embedder, refiner: Any = None) -> None:
+        """``live``: a ``LiveIndex`` (a directory) or a ``shared.SharedIndex`` (the database),
+        whose trainer's classifier is taken when there is one (fitted here otherwise, once, at
+        load: never by a job)."""
         self.live = live
+        if _shared(live):
+            stored = live.classifier_since(0)
+            self._engine = Engine(live.current(), embedder, stored[1] if stored else None, refiner)
+            self._fitted = stored[0] if stored else 0
+            return
         self._engine = Engine(live.current(), embedder, refiner=refiner)
         self._fitted = _mtime_ns(live.directory / RETRAIN_STAMP)
 
@@ -105,6 +113,13 @@ class LiveEngine:
         if index is not self._engine.index:
             old = self._engine
             self._engine = Engine(index, old.embedder, old.classifier, old.refiner)
+        if _shared(self.live):  # the trainer's newer classifier, if any: loaded, never fitted here
+            stored = self.live.classifier_since(self._fitted)
+            if stored is not None:
+                old = self._engine
+                self._engine = Engine(index, old.embedder, stored[1], old.refiner)
+                self._fitted = stored[0]
+            return
         stamp = _mtime_ns(self.live.directory / RETRAIN_STAMP)
         if stamp != self._fitted:
             self._engine.retrain()
@@ -140,6 +155,16 @@ class LiveEngine:
 
     def repos(self) -> set[str]:
         return self._engine.repos()
+
+
+def _shared(live: Any) -> bool:
+    """Is ``live`` the database's index (``shared.SharedIndex``) rather than a directory?"""
+    return callable(getattr(live, "classifier_since", None))
+
+
+def is_live(target: Any) -> bool:
+    """A live index (``LiveIndex`` or ``SharedIndex``): one that writers lock and record."""
+    return callable(getattr(target, "writing", None)) and callable(getattr(target, "current", None))
 
 
 # corrections ---------------------------------------------------------------------------------
@@ -178,10 +203,33 @@ def correct_index(target: Any, repo: str, number: int, dimension: str, new_id: s
         return True
 
 
+def correct_by_command(target: Any, repo: str, number: int, dimension: str, new_id: str) -> bool:
+    """A maintainer's ``/triage`` correction of an indexed issue, as ``correct_index``, except
+    that a symptom or root cause of another stage brings its stage along (as
+    ``corrections.apply_correction`` does for the stored triage) instead of being refused. False
+    when the issue is not indexed or the value is not one the dimension takes."""
+    stage = taxonomy.stage_of(dimension, new_id) if dimension in taxonomy.IN_STAGE else None
+    try:
+        with writable(target, None) as index:
+            row = index.row_of((repo, number))
+            if row is None:
+                return False
+            item = index.items[row]
+            if stage is not None and item.labels.stage != stage:
+                item = corrected_item(item, "stage", stage)
+            index.update_labels((repo, number), corrected_item(item, dimension, new_id))
+    except ValueError:
+        return False
+    refresh = getattr(target, "refresh", None)
+    if callable(refresh):
+        refresh()
+    return True
+
+
 @contextmanager
 def writable(target: Any, index_dir: str | Path | None) -> Iterator[IssueIndex]:
     live = getattr(target, "live", target)
-    if isinstance(live, LiveIndex):
+    if is_live(live):
         with live.writing() as index:
             yield index
         return
@@ -209,9 +257,16 @@ def add_closed_issues(index: IssueIndex, embedder: Embedder, entries: list[Close
     """Embed title+body of each issue in one batch and add (or replace) them; returns new rows."""
     if not entries:
         return 0
+    return index.add(*embedded(embedder, entries))
+
+
+def embedded(embedder: Embedder, entries: list[ClosedEntry]) -> tuple[list[IndexedIssue], Any, Any]:
+    """The items, vectors and rule features of ``entries`` (title+body embedded in one batch),
+    ready for ``IssueIndex.add``: computed before a writer takes the index lock, so nobody waits
+    on the model while it is held."""
     issues = [e.issue.to_issue() for e in entries]
     vectors, features = stack(analyse_many(issues, embedder), len(rules.FEATURE_NAMES))
-    return index.add([indexed_item(e) for e in entries], vectors, features)
+    return [indexed_item(e) for e in entries], vectors, features
 
 
 def indexed_item(entry: ClosedEntry) -> IndexedIssue:
@@ -260,9 +315,10 @@ def make_indexer(engine: LiveEngine, store: Any = None) -> Callable[..., None]:
             labels, is_bug = labels_of(triage)
             if store is not None:
                 store.save_triage(triage, None, None)  # author None: not counted by flood limits
+        rows = embedded(engine.embedder, [ClosedEntry(issue, labels, is_bug, "unresolved", status,
+                                                     access=access)])
         with engine.live.writing() as index:
-            add_closed_issue(index, engine.embedder, issue, labels, status=status, is_bug=is_bug,
-                             access=access)
+            index.add(*rows)
         engine.refresh()  # the index just written may be a newer copy than the engine's
 
     return indexer

@@ -22,7 +22,7 @@ from triagebot.domain.visibility import Access, LLMPrivateRepos, Viewer, llm_all
 from triagebot.github.errors import RateLimited
 from triagebot.github.port import GitHubPort, IssueState
 from triagebot.learning import closed_issue
-from triagebot.learning.live import ClosedEntry, LiveEngine, add_closed_issues, labels_of
+from triagebot.learning.live import ClosedEntry, LiveEngine, embedded, labels_of
 from triagebot.llm import summary as llm_summary
 
 MAX_WAITS = 5  # consecutive rate-limit waits without progress before giving up (RELIABILITY 26)
@@ -161,8 +161,9 @@ class Syncer:
         """Index what was collected, save it, then record the page reached (in that order)."""
         if self.pending:
             entries, self.pending = self.pending, []
+            rows = embedded(self.engine.embedder, entries)  # before the lock: nobody waits on the model
             with self.engine.live.writing() as index:
-                add_closed_issues(index, self.engine.embedder, entries)
+                index.add(*rows)
             self.engine.refresh()  # what was just written (maybe into a newer copy) is known now
             self.state.ingested += len(entries)
             self.state.confirmed += sum(e.status == "confirmed" for e in entries)

@@ -11,7 +11,7 @@ from typing import Any
 
 from triagebot.domain.visibility import Change, changed
 from triagebot.engine.index import IssueIndex
-from triagebot.learning.live import LiveIndex, writable
+from triagebot.learning.live import is_live, writable
 
 
 def apply_change(index: IssueIndex, change: Change) -> tuple[int, int]:
@@ -34,7 +34,7 @@ class IndexKeeper:
 
     def current(self) -> IssueIndex:
         live = getattr(self.target, "live", self.target)
-        return live.current() if isinstance(live, LiveIndex) else getattr(self.target, "index", self.target)
+        return live.current() if is_live(live) else getattr(self.target, "index", self.target)
 
     def apply(self, change: Change) -> tuple[int, int]:
         """(items updated, items removed); the index is written only when something changes. A

@@ -60,7 +60,7 @@ def _loopback(host: str) -> bool:
 
 
 def install(app: Flask, settings: Settings, store: Store,
-            index_dir: str | Path | None = None) -> None:
+            index_dir: str | Path | None = None, live: Any = None) -> None:
     """Register the review page on ``app`` (called by ``create_app`` when a token is set)."""
     token = settings.admin_token.get_secret_value()
     if len(token) < MIN_TOKEN_CHARS:
@@ -69,7 +69,7 @@ def install(app: Flask, settings: Settings, store: Store,
     app.config.update(SESSION_COOKIE_SAMESITE="Strict", SESSION_COOKIE_HTTPONLY=True,
                       SESSION_COOKIE_NAME="triagebot_review")
     app.session_interface = _Sessions()
-    live = learning.LiveIndex(index_dir or settings.index_dir)
+    live = live or learning.LiveIndex(index_dir or settings.index_dir)  # or the database's (#14)
     app.extensions["triagebot_review"] = {"token": token, "store": store, "live": live}
     app.register_blueprint(bp)
 

@@ -31,7 +31,8 @@ log = logging.getLogger("triagebot.service.app")
 
 
 def create_app(settings: Settings, *, store: Store | None = None, queue: Queue | None = None,
-               index_loaded: Callable[[], bool] = lambda: False) -> Flask:
+               index_loaded: Callable[[], bool] = lambda: False, live: Any = None) -> Flask:
+    """``live``: the index the review page reads and corrects (default: the data directory's)."""
     settings.require_serving()
     store = store or Store(settings.db)
     queue = queue or Queue(store.db, max_attempts=settings.max_attempts)
@@ -44,7 +45,7 @@ def create_app(settings: Settings, *, store: Store | None = None, queue: Queue |
     app.register_error_handler(Exception, _unhandled)
     app.extensions["triagebot"] = {"store": store, "queue": queue}
     if settings.admin_token.get_secret_value():  # the review page exists only with a token
-        review.install(app, settings, store)
+        review.install(app, settings, store, live=live)
     return app
 
 

@@ -17,22 +17,33 @@ from triagebot.comment import render as comment
 from triagebot.domain.models import Triage
 from triagebot.engine.embed import load_embedder
 from triagebot.learning.live import LiveEngine, LiveIndex
+from triagebot.learning.shared import SharedIndex, open_shared
 from triagebot.llm.client import refiner_for
 from triagebot.logs import emit
 from triagebot.settings import DEFAULT_INDEX, Settings
+from triagebot.store.db import Database
+from triagebot.store.learned import LearnedStore
 
 log = logging.getLogger("triagebot.service.assembly")
 
 
-def build_engine(settings: Settings, index_dir: Path | None = None, *, use_llm: bool = True) -> LiveEngine:
+def build_engine(settings: Settings, index_dir: Path | None = None, *, use_llm: bool = True,
+                 shared: SharedIndex | None = None) -> LiveEngine:
     """The engine over ``index_dir`` (default: the CLI's index, ``Settings.cli_index``; the service
-    passes its live index, ``prepare_index``), following it on disk, with the configured embedder
-    backend and, when ``use_llm`` and an LLM is configured, the LLM refiner gated by the same
-    per-dimension thresholds as the offline classifier."""
-    live = LiveIndex(index_dir or settings.cli_index)
+    passes its live index, ``prepare_index``), following it on disk, or over ``shared`` (the
+    database's index, ``shared_index``), with the configured embedder backend and, when
+    ``use_llm`` and an LLM is configured, the LLM refiner gated by the same per-dimension
+    thresholds as the offline classifier."""
+    live: LiveIndex | SharedIndex = shared if shared is not None else LiveIndex(index_dir or settings.cli_index)
     embedder = load_embedder(live.current().embedder_name, settings.embedder or None, settings.cache_dir)
     refiner = refiner_for(settings.llm) if use_llm else None
     return LiveEngine(live, embedder, refiner)
+
+
+def shared_index(settings: Settings, db: Database) -> SharedIndex:
+    """The database's index (``Settings.index_in_database``), seeded on first start from
+    ``Settings.seed_index`` by whichever process gets there first."""
+    return open_shared(LearnedStore(db), settings.seed_index)
 
 
 def prepare_index(settings: Settings) -> Path:

@@ -71,6 +71,9 @@ class Deps:
     keeper: KeeperLike | None = None  # keeps indexed items' visibility current
     forget_llm: Callable[[list[str]], int] | None = None  # deletes cached LLM answers of repos
     llm_private_repos: LLMPrivateRepos = "off"  # Settings.llm_private_repos (domain.visibility.llm_allowed)
+    # learning.live.correct_by_command on the live index: a command's correction of an indexed
+    # issue becomes its neighbours' label for every worker (None: an engine without an index)
+    correct: Callable[[str, int, str, str], bool] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -346,6 +349,8 @@ def command_job(deps: Deps, job: Job) -> str:
     deps.store.add_feedback(Feedback(repo=job.repo or "", number=job.number or 0,
                                      dimension=dimension or "", old_id=old, new_id=new,
                                      who=job.payload.get("who", ""), source="command"))
+    if deps.correct is not None and dimension and new is not None:
+        deps.correct(job.repo or "", job.number or 0, dimension, new)
     if fixed is not None and stored is not None:
         deps.store.save_triage(fixed, stored.author, deps.store.comment_id(stored.repo, stored.number))
     return f"recorded correction {dimension}={new}"

@@ -14,13 +14,14 @@ from werkzeug.serving import make_server
 
 from triagebot.github import client as github
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
-from triagebot.learning.live import LiveEngine, make_indexer
+from triagebot.learning.live import LiveEngine, correct_by_command, make_indexer
+from triagebot.learning.shared import SharedIndex, start_trainer
 from triagebot.learning.visibility import IndexKeeper
 from triagebot.logs import emit, setup
 from triagebot.service import housekeeping, rq_transport
 from triagebot.service import jobs as handlers
 from triagebot.service.app import create_app
-from triagebot.service.assembly import build_engine, prepare_index, renderer
+from triagebot.service.assembly import build_engine, prepare_index, renderer, shared_index
 from triagebot.service.jobs import Deps
 from triagebot.service.worker import Worker, WorkerThread, start_threads, stop_workers
 from triagebot.settings import DEFAULT_ENV_FILE, Settings
@@ -59,19 +60,30 @@ def github_port_factory(settings: Settings, store: Store,
 
 def load_engine(settings: Settings) -> LiveEngine:
     """The service's engine: ``assembly.build_engine`` (the one the CLI uses too) over the live
-    index in the data directory, seeded from the shipped index on first start."""
+    index in the data directory, seeded from the shipped index on first start (or, with
+    ``Settings.index_in_database``, over the database's index: ``load_shared_engine``)."""
+    if settings.index_in_database:
+        return load_shared_engine(settings, open_store(settings))
     return build_engine(settings, prepare_index(settings))
+
+
+def load_shared_engine(settings: Settings, store: Store) -> LiveEngine:
+    """The engine over the database's index (every process sees every change), seeded from the
+    shipped index on first start."""
+    return build_engine(settings, shared=shared_index(settings, store.db))
 
 
 def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     """Real parts by default; tests and the CLI pass ``engine=``, ``port_for=``, ``indexer=``."""
     quota = overrides.pop("quota", None) or QuotaTracker()
-    engine = overrides.pop("engine", None) or load_engine(settings)
+    engine = overrides.pop("engine", None) or (
+        load_shared_engine(settings, store) if settings.index_in_database else load_engine(settings))
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
     refresh = overrides.pop("refresh", None) or getattr(engine, "refresh", None) or (lambda: None)
     overrides.setdefault("keeper", _keeper(engine))
+    overrides.setdefault("correct", _corrector(engine))
     overrides.setdefault("forget_llm", getattr(getattr(engine, "refiner", None), "forget", None))
     overrides.setdefault("llm_private_repos", settings.llm_private_repos)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
@@ -90,6 +102,27 @@ def _indexer(engine: Any, store: Store) -> Any:
     return make_indexer(engine, store) if isinstance(engine, LiveEngine) else None
 
 
+def _corrector(engine: Any) -> Any:
+    """Commands' corrections reach the index of a live engine (and, through the database, every
+    other process's); a test fake has none."""
+    if not isinstance(engine, LiveEngine):
+        return None
+
+    def correct(repo: str, number: int, dimension: str, new_id: str) -> bool:
+        return correct_by_command(engine, repo, number, dimension, new_id)
+
+    return correct
+
+
+def start_learning(settings: Settings, deps: Deps, stop: threading.Event) -> threading.Thread | None:
+    """The trainer of a process whose engine keeps its index in the database: every worker
+    process runs one, and the database lease lets one at a time refit (never a job)."""
+    live = getattr(deps.engine, "live", None)
+    if not isinstance(live, SharedIndex):
+        return None
+    return start_trainer(live, settings.retrain_interval, stop)
+
+
 def make_worker(settings: Settings, deps: Deps, **kwargs: Any) -> Worker:
     queue = Queue(deps.store.db, max_attempts=settings.max_attempts, lease_s=settings.job_lease)
     return Worker(queue, lambda job: handlers.run(deps, job), **kwargs)
@@ -102,6 +135,7 @@ def run_workers(settings: Settings, count: int, stop: threading.Event | None = N
     deps = build_deps(settings, store, **overrides)
     stop = stop or threading.Event()
     housekeeping.start(store, _app_client_factory(settings), settings.reconcile_interval, stop)
+    start_learning(settings, deps, stop)
     return start_threads(lambda: make_worker(settings, deps), count, stop)
 
 
@@ -188,6 +222,10 @@ def create_wsgi(settings: Settings, store: Store | None = None,
     """The web tier does not load the engine; healthz reports whether the index is on disk (or,
     in ``serve``, whether the embedded workers' engine is loaded)."""
     store = store or open_store(settings)
+    if settings.index_in_database:  # the review page reads and corrects the database's index
+        live = shared_index(settings, store.db)
+        return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
+                          index_loaded=index_loaded or (lambda: bool(live.store.meta())), live=live)
     index = prepare_index(settings)  # the review page reads and corrects it
     return create_app(settings, store=store, queue=rq_transport.web_queue(settings, store.db),
                       index_loaded=index_loaded or index.is_dir)
@@ -207,6 +245,7 @@ def work(settings: Settings, count: int | None = None, **overrides: Any) -> None
     if settings.queue_url:
         _ = rq_transport.transport_for(settings).rq  # a bad URL or missing rq fails before the engine loads
         deps = build_deps(settings, open_store(settings), **overrides)
+        start_learning(settings, deps, threading.Event())
         rq_transport.work(settings, make_worker(settings, deps))
         return
     stop = threading.Event()

@@ -92,6 +92,37 @@ MIGRATIONS: list[str] = [
     """,
 ]
 
+# The learning record's own numbered track (``learning_schema_version``): branches that add queue
+# migrations and branches that change what the bot learns no longer collide on one number (issue
+# #13's 2-4 and privacy's 2 did; ``_renumber_branch_migrations`` untangles that one).
+LEARNING_MIGRATIONS: list[str] = [
+    # 1: what the bot learns lives here (issue #14): every indexed issue (metadata, vector, rule
+    # features) with the version of the change that last wrote it (a removed issue keeps only its
+    # key and version: a tombstone other processes catch up on), one clock that numbers every
+    # change, versioned artifacts (the fitted classifier, the calibration record), leases (one
+    # trainer at a time), and the LLM answer cache and call budget shared by all processes
+    """
+    CREATE TABLE index_clock (name TEXT PRIMARY KEY, version BIGINT NOT NULL);
+    INSERT INTO index_clock (name, version) VALUES ('index', 0);
+    CREATE TABLE index_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE index_items (repo TEXT NOT NULL, number INTEGER NOT NULL, version BIGINT NOT NULL,
+        visibility TEXT, installation_id BIGINT, item TEXT, vector BLOB, features BLOB,
+        PRIMARY KEY (repo, number));
+    CREATE INDEX index_items_version ON index_items (version);
+    CREATE TABLE index_artifacts (name TEXT NOT NULL, version BIGINT NOT NULL,
+        index_version BIGINT NOT NULL, body BLOB NOT NULL, at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (name, version));
+    CREATE TABLE leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL,
+        until DOUBLE PRECISION NOT NULL);
+    CREATE TABLE llm_answers (key TEXT PRIMARY KEY, answer TEXT NOT NULL,
+        scope TEXT NOT NULL DEFAULT '', created DOUBLE PRECISION NOT NULL);
+    CREATE INDEX llm_answers_scope ON llm_answers (scope);
+    CREATE TABLE llm_calls (id INTEGER PRIMARY KEY, installation TEXT NOT NULL,
+        at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX llm_calls_installation ON llm_calls (installation, at);
+    """,
+]
+
 
 class Database:
     """SQLite: one connection per thread (sqlite3 objects must not cross threads). PostgreSQL: at
@@ -161,6 +192,18 @@ class Database:
         """Run one statement; returns the affected row count."""
         with self._session() as conn:
             return conn.execute(self._sql(sql), tuple(params)).rowcount
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One statement for many parameter rows (psycopg pipelines them; sqlite3 loops in C):
+        loading 100k indexed issues one round trip each took minutes."""
+        if not rows:
+            return
+        with self._session() as conn:
+            if self.postgres:
+                with conn.cursor() as cur:
+                    cur.executemany(self._sql(sql), [tuple(r) for r in rows])
+            else:
+                conn.executemany(sql, [tuple(r) for r in rows])
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self._session() as conn:
@@ -235,14 +278,25 @@ class Database:
 
     def migrate(self) -> int:
         """Apply pending numbered migrations; returns the schema version."""
-        self.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-        with self.transaction():
+        with self.transaction():  # under the writers' lock: processes starting together take turns
+            self.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             rows = self.query("SELECT MAX(version) FROM schema_version")
             current = self._renumber_branch_migrations(rows[0][0] or 0)
             for number, script in enumerate(MIGRATIONS[current:], start=current + 1):
                 self._run_script(script)
                 self.execute("INSERT INTO schema_version (version) VALUES (?)", (number,))
+        self._migrate_track("learning_schema_version", LEARNING_MIGRATIONS)
         return len(MIGRATIONS)
+
+    def _migrate_track(self, table: str, scripts: list[str]) -> int:
+        """Apply the pending scripts of one numbered track recorded in ``table``."""
+        with self.transaction():  # as ``migrate``: two processes never both create the table
+            self.execute(f"CREATE TABLE IF NOT EXISTS {table} (version INTEGER NOT NULL)")
+            current = self.query(f"SELECT MAX(version) FROM {table}")[0][0] or 0
+            for number, script in enumerate(scripts[current:], start=current + 1):
+                self._run_script(script)
+                self.execute(f"INSERT INTO {table} (version) VALUES (?)", (number,))
+        return len(scripts)
 
     def _renumber_branch_migrations(self, current: int) -> int:
         """Issue #13's branch numbered its migrations 2-4 before privacy's 2 was merged ahead of
@@ -268,6 +322,7 @@ class Database:
     def _run_script(self, script: str) -> None:
         if self.postgres:
             script = script.replace("id INTEGER PRIMARY KEY,", "id BIGSERIAL PRIMARY KEY,")
+            script = script.replace(" BLOB", " BYTEA")
         for statement in filter(str.strip, script.split(";")):
             self.execute(statement)
 
