@@ -36,7 +36,8 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "e2e-privacy-secret"
 TOKEN = "privacy-review-token-0123456789"
-PRIVATE, PUBLIC, OTHER = "acme/secret-fork", "acme/public-fork", "other/proj"
+# all three DeepSpeed forks: links across repositories stay within one framework (relevance.linkable)
+PRIVATE, PUBLIC, OTHER = "acme/deepspeed-secret-fork", "acme/deepspeed-public-fork", "other/deepspeed-proj"
 BODY = """ZeRO stage 3 training of a 13B model hangs in allgather after about 1200 steps on
 2 nodes x 8 A100. All ranks stop at the same step, GPU utilisation stays at 100% and nothing
 is logged until the NCCL watchdog fires:
