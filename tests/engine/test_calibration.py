@@ -157,3 +157,20 @@ def test_a_relevance_record_from_another_feature_list_links_nothing() -> None:
     old = relevance.RelevanceModel(weights=[1.0] * 8, bias=0.0)
     scores = old.score(np.ones((3, len(relevance.FEATURES))))
     assert scores.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_a_neighbour_is_not_linked_when_what_the_model_is_sure_of_contradicts_it() -> None:
+    from triagebot.domain.models import IndexedIssue, Labels
+
+    def item(title: str, cause: str, repo: str = "horovod/horovod") -> IndexedIssue:
+        return IndexedIssue(repo=repo, number=1, title=title, resolution="unresolved",
+                            labels=Labels(stage="S4", symptom="4.11", root_cause=cause))
+
+    sure_nccl = {"root_cause": {"R4.7": 0.9, "R4.1": 0.01}}
+    assert relevance.linkable("horovod/horovod", item("Hang after hours with NCCL", "R4.7"), sure_nccl)
+    assert not relevance.linkable("horovod/horovod", item("TensorBoard callback hangs", "R4.1"), sure_nccl)
+    unsure = {"root_cause": {"R4.7": 0.5, "R4.1": 0.01}}
+    assert relevance.linkable("horovod/horovod", item("TensorBoard callback hangs", "R4.1"), unsure)
+    assert not relevance.linkable("horovod/horovod", item("[BUG]", "R4.7"), sure_nccl)
+    # another framework's thread without a known fix is never offered
+    assert not relevance.linkable("horovod/horovod", item("Hang after hours", "R4.7", "hpcaitech/ColossalAI"))

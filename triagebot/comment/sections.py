@@ -40,9 +40,12 @@ ALTERNATIVES_HEADING = "**Other candidates**"
 RELATED_HEADING = "**Related, no known fix**"
 ENVIRONMENT_HEADING = "**Detected environment**"
 HEADING = "**Automated triage**"
-NOTHING_STATED = "no classification I am confident of"
+# "Not a bug" in the taxonomy's data covers questions, feature requests and changes to the
+# framework's own code; calling a precise report that points at the faulty line "a usage issue"
+# was read by maintainers as dismissive, so the note names all three.
 NOT_A_BUG_NOTE = (
-    "This reads more like a question, a feature request or a usage issue than a framework bug."
+    "This reads like a question, a feature request or a change to the framework's own code "
+    "rather than a failure of your setup."
 )
 COMMANDS = (
     "Correct me with `/triage stage S4`, `symptom 4.2`, `cause R4.2`, `fix F2`, `distributed no` "
@@ -107,7 +110,9 @@ def summary_lines(triage: Triage) -> list[str]:
     second = named((("root_cause", "Root cause"),))
     if not first:
         first, second = second, []
-    lines = [f"{HEADING}: " + (" · ".join(first) if first else NOTHING_STATED)]
+    # with nothing stated, the heading stands alone: "no classification I am confident of"
+    # was read as noise above the requests that follow it
+    lines = [f"{HEADING}: " + " · ".join(first) if first else HEADING]
     if second:
         lines[0] += "  "  # a Markdown line break
         lines.append(" · ".join(second))

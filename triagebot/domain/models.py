@@ -24,7 +24,7 @@ UNKNOWN_RESOLUTION_PREFIXES = (
 # to offer a reporter under "How similar issues were fixed", whatever it tried first.
 _ENDS_WITHOUT_FIX = re.compile(
     r"\b(?:closed|ends?|ended) without (?:a |any )?(?:fix|resolution|solution|answer)\b[^;]*$|"
-    r"\bcontent is not in the thread\b", re.I)
+    r"\bcontent is not in the thread\b|\bno result was reported\b|\bnever confirmed\b", re.I)
 
 
 def known_resolution(text: str | None) -> bool:

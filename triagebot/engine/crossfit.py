@@ -96,7 +96,8 @@ class OutOfFold:
             if len(self.candidate_rows[pos]):
                 scores = model.score(self.candidate_rows[pos])
                 shown = [j for j in np.argsort(-scores)
-                         if relevance.linkable(items[pos].repo, items[self.candidates[pos][int(j)][0]])]
+                         if relevance.linkable(items[pos].repo, items[self.candidates[pos][int(j)][0]],
+                                               self.dists[pos])]
                 for j in shown[: relevance.MAX_LINKS]:
                     cand = self.candidates[pos][int(j)][0]
                     link_pairs.append((float(scores[j]),

@@ -62,15 +62,35 @@ class RelevanceModel(BaseModel):
         return 1.0 / (1.0 + np.exp(-z))
 
 
-def linkable(repo: str, item: IndexedIssue) -> bool:
-    """Whether ``item`` may be offered under an issue of ``repo`` at all: one of the same
-    framework (or repository), or one from elsewhere whose fix is known. Maintainers read an
-    unresolved Colossal-AI thread under a Megatron-LM report as noise however alike the text."""
-    return item.resolved or _family(item.repo) == _family(repo)
+SURE, UNLIKELY = 0.8, 0.05  # a belief this firm rules out a neighbour this improbable
 
 
-def _family(repo: str) -> str:
-    return framework_of(repo) or repo.lower()
+def linkable(repo: str, item: IndexedIssue,
+             distributions: Mapping[str, Mapping[str, float]] | None = None) -> bool:
+    """Whether ``item`` may be offered under an issue of ``repo`` at all:
+    - one of the same framework (or repository), or one from elsewhere whose fix is known
+      (maintainers read an unresolved Colossal-AI thread under a Megatron-LM report as noise,
+      however alike the text);
+    - a title that says something (a bare "[BUG]" tells the reader nothing);
+    - not contradicted by what the classifier is sure of: a TensorBoard-callback fix offered for
+      a hang the model puts at 90% on NCCL was read as harm."""
+    if not (item.resolved or _same_framework(item.repo, repo)) or not title_words(item.title):
+        return False
+    for dim, label in (("symptom", item.labels.symptom), ("root_cause", item.labels.root_cause)):
+        dist = (distributions or {}).get(dim) or {}
+        if label == taxonomy.UNKNOWN or not dist:
+            continue
+        top = max(dist, key=lambda k: dist[k])
+        if top != label and dist[top] >= SURE and dist.get(label, 0.0) < UNLIKELY:
+            return False
+    return True
+
+
+def _same_framework(a: str, b: str) -> bool:
+    """Same repository, or not known to be of different frameworks (a repository whose
+    framework is unknown cannot be told apart from any other)."""
+    fa, fb = framework_of(a), framework_of(b)
+    return a.lower() == b.lower() or fa is None or fb is None or fa == fb
 
 
 _WORD = re.compile(r"[a-z_][a-z0-9_.]{2,}")

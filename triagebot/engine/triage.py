@@ -229,7 +229,7 @@ def similar_issues(
         if scores[j] < threshold and cosine < NEAR_DUPLICATE:
             continue
         item = _original(index, index.items[row])
-        if not relevance.linkable(repo, item):
+        if not relevance.linkable(repo, item, dists):
             continue
         if item.key in seen:
             continue
