@@ -72,3 +72,43 @@ def test_batch_larger_than_cache(cache, monkeypatch: pytest.MonkeyPatch) -> None
     texts = [f"issue number {i}" for i in range(6)]
     vectors = OnnxEmbedder("onnx-int8", cache_size=2).encode(texts)
     assert vectors.shape == (6, embed.DIM)
+
+
+def test_length_batches_keep_padded_tokens_within_budget() -> None:
+    from triagebot.engine.embed_onnx import length_batches
+
+    lengths = [300, 5, 40, 5, 200, 41, 6, 256, 7]
+    batches = length_batches(lengths, budget=100, most=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))  # each text once
+    flat = [lengths[i] for b in batches for i in b]
+    assert flat == sorted(lengths)  # shortest first: texts of similar length share a batch
+    for batch in batches:
+        longest = max(lengths[i] for i in batch)
+        assert len(batch) <= 3
+        assert len(batch) == 1 or len(batch) * longest <= 100  # a text over budget runs alone
+    assert [len(b) for b in batches] == [3, 2, 1, 1, 1, 1]  # 5 5 6 | 7 40 | 41 | 200 | 256 | 300
+    assert length_batches([]) == []
+
+
+def test_physical_cores_count_smt_siblings_once(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.engine.embed_onnx import physical_cores
+
+    for cpu, siblings in {0: "0,2", 1: "1,3", 2: "0,2", 3: "1,3"}.items():
+        topo = tmp_path / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "thread_siblings_list").write_text(siblings + "\n")
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3, 4})  # cpu4: no topology
+    assert physical_cores(tmp_path) == 3
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {2})  # pinned to one hyper-thread
+    assert physical_cores(tmp_path) == 1
+
+
+def test_session_options_one_chain_on_physical_cores() -> None:
+    from triagebot.engine.embed_onnx import physical_cores, session_options
+
+    spinning = session_options()
+    assert spinning.intra_op_num_threads == physical_cores() and spinning.inter_op_num_threads == 1
+    assert spinning.get_session_config_entry("session.intra_op.allow_spinning") == "1"
+    quiet = session_options(threads=1, spin=False)
+    assert quiet.intra_op_num_threads == 1
+    assert quiet.get_session_config_entry("session.intra_op.allow_spinning") == "0"

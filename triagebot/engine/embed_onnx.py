@@ -4,7 +4,8 @@ The ONNX graph is produced locally from the bundled safetensors (``torch.onnx``;
 ``optimum``) the first time it is needed, then cached on disk, optionally as an int8 dynamically
 quantised copy. The graph includes mean pooling and L2 normalisation, exactly as the model's
 sentence-transformers pipeline does, so callers get finished sentence vectors. Texts are cut at
-256 tokens (the model's ``max_seq_length``) and batched by length so padding costs little."""
+256 tokens (the model's ``max_seq_length``), sorted by length and cut into batches of a fixed
+padded-token budget (``length_batches``), so padding costs little and short texts share a run."""
 from __future__ import annotations
 
 import hashlib
@@ -22,7 +23,12 @@ from triagebot import settings
 from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path, quiet_offline_libraries
 
 MAX_TOKENS = 256
-BATCH = 32
+# Padded tokens (rows x longest) per ONNX run. Measured on the 977 shared issue texts, int8 graph,
+# one thread, CPU seconds: 32 texts a batch 19.9 s; budgets of 4096 / 2048 / 1024 / 512 tokens
+# 19.7 / 18.7 / 17.8 / 17.3 s (bench/README.md). Small batches keep activations in L2 and waste
+# less on padding; 1024 keeps runs big enough for two threads to share.
+TOKENS_PER_BATCH = 1024
+MAX_BATCH = 64
 VARIANTS = ("onnx", "onnx-int8")
 
 
@@ -144,6 +150,54 @@ def quantise(fp32: Path, out: Path) -> None:
         root.setLevel(level)
 
 
+def physical_cores(sysfs: Path = Path("/sys/devices/system/cpu")) -> int:
+    """Cores this process may run on, counting SMT siblings once: ONNX Runtime's intra-op pool
+    gains nothing from a second hyper-thread on a core and loses to contention."""
+    allowed = os.sched_getaffinity(0)
+    cores: set[str] = set()
+    for cpu in allowed:
+        siblings = sysfs / f"cpu{cpu}" / "topology" / "thread_siblings_list"
+        try:
+            cores.add(siblings.read_text().strip())
+        except OSError:
+            cores.add(str(cpu))
+    return max(1, len(cores))
+
+
+def session_options(threads: int | None = None, spin: bool = True):  # type: ignore[no-untyped-def]
+    """ONNX Runtime options for one embedding session: intra-op threads = physical cores, no
+    inter-op pool (the graph is one chain), every graph optimisation, the memory arena kept.
+    ``spin=False`` stops idle pool threads from busy-waiting: slower on a quiet machine, kinder to
+    neighbours on a shared one."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or physical_cores()
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.enable_cpu_mem_arena = True
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+    return options
+
+
+def length_batches(lengths: Sequence[int], budget: int = TOKENS_PER_BATCH,
+                   most: int = MAX_BATCH) -> list[list[int]]:
+    """Positions of ``lengths`` sorted by length (stable), cut so that each batch's padded size
+    (rows x its longest) stays within ``budget`` tokens and ``most`` rows; a text longer than the
+    budget runs alone. Short texts thus run many to a batch, long ones few."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in sorted(range(len(lengths)), key=lengths.__getitem__):
+        if current and ((len(current) + 1) * lengths[index] > budget or len(current) >= most):
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches
+
+
 class OnnxEmbedder:
     """all-MiniLM-L6-v2 on ONNX Runtime (``onnx`` fp32 or ``onnx-int8``), cached by content hash."""
 
@@ -151,7 +205,7 @@ class OnnxEmbedder:
 
     def __init__(self, variant: str = "onnx-int8", model_path: str | None = None,
                  cache_size: int = 4096, threads: int | None = None,
-                 cache: Path | None = None) -> None:
+                 cache: Path | None = None, spin: bool = True) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown ONNX variant {variant!r} (one of {', '.join(VARIANTS)})")
         import onnxruntime as ort
@@ -163,10 +217,8 @@ class OnnxEmbedder:
         self._tok = Tokenizer.from_file(str(Path(model_path) / "tokenizer.json"))
         self._tok.enable_truncation(MAX_TOKENS)
         self._tok.no_padding()  # the tokenizer file pads to 128; we pad each batch to its longest
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or (os.cpu_count() or 1)
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(str(graph_path(model_path, variant, cache)), options,
+        self._session = ort.InferenceSession(str(graph_path(model_path, variant, cache)),
+                                             session_options(threads, spin),
                                              providers=["CPUExecutionProvider"])
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -174,12 +226,11 @@ class OnnxEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         keys = [hashlib.sha256(t.encode("utf-8", "replace")).hexdigest() for t in texts]
         todo = {k: t for k, t in zip(keys, texts) if k not in self._cache}
-        encoded = dict(zip(todo, self._tok.encode_batch(list(todo.values())))) if todo else {}
-        order = sorted(encoded, key=lambda k: len(encoded[k].ids))  # by length: little padding
+        pending = list(todo)
+        ids = [e.ids for e in self._tok.encode_batch(list(todo.values()))] if todo else []
         fresh: dict[str, np.ndarray] = {}
-        for start in range(0, len(order), BATCH):
-            chunk = order[start:start + BATCH]
-            fresh.update(zip(chunk, self._run([encoded[k].ids for k in chunk])))
+        for batch in length_batches([len(t) for t in ids]):
+            fresh.update(zip([pending[i] for i in batch], self._run([ids[i] for i in batch])))
         for key, vec in fresh.items():
             self._remember(key, vec)
         if not keys:
