@@ -143,11 +143,17 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="per-operator ONNX Runtime time, real set")
     parser.add_argument("--threads", type=int, default=0,
                         help="threads for both sides (default: torch's and triagebot's own choice)")
+    parser.add_argument("--tokens-per-batch", type=int, default=0,
+                        help="triagebot's ONNX batches by this padded-token budget (embed_onnx.TOKENS_PER_BATCH)")
     args = parser.parse_args()
     print(machine())
+    if args.tokens_per_batch:
+        from triagebot.engine import embed_onnx
+
+        embed_onnx.TOKENS_PER_BATCH = args.tokens_per_batch
     rows, info = side_by_side(args.rounds, args.backend or "", args.threads)
     print(f"triagebot embedder: {info['name']}; reference: sentence-transformers fp32, batch {REF_BATCH}; "
-          f"threads: {args.threads or 'default'}")
+          f"threads: {args.threads or 'default'}; tokens per batch: {args.tokens_per_batch or 'off (32 texts)'}")
     print(table(["texts", "n", "plain ST issues/s", "triagebot issues/s", "ratio (best wall)",
                  "ratio (median wall)", "CPU s plain / triagebot", "ratio (CPU)", "cos min vs fp32",
                  "cos mean", "n cos < 0.995"], rows))

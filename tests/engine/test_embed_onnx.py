@@ -88,6 +88,22 @@ def test_length_batches_keep_padded_tokens_within_budget() -> None:
         assert len(batch) == 1 or len(batch) * longest <= 100  # a text over budget runs alone
     assert [len(b) for b in batches] == [3, 2, 1, 1, 1, 1]  # 5 5 6 | 7 40 | 41 | 200 | 256 | 300
     assert length_batches([]) == []
+    # without a budget: 32 texts a run, shortest first (the default; int8 vectors as before)
+    assert [len(b) for b in length_batches(list(range(70, 0, -1)))] == [32, 32, 6]
+    assert length_batches(list(range(70, 0, -1)))[0][0] == 69
+
+
+@pytest.mark.integration
+def test_token_budget_batches_give_the_same_fp32_vectors(cache, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.engine import embed_onnx
+
+    monkeypatch.setenv("TRIAGEBOT_CACHE", str(cache[0]))
+    embedder = embed_onnx.OnnxEmbedder("onnx")
+    texts = [f"issue {i}: " + "allreduce timeout " * (i * 7 % 60) for i in range(40)]
+    default = embedder.encode(texts)
+    embedder._cache.clear()
+    monkeypatch.setattr(embed_onnx, "TOKENS_PER_BATCH", 256)
+    np.testing.assert_allclose(embedder.encode(texts), default, atol=1e-5)
 
 
 def test_physical_cores_count_smt_siblings_once(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

@@ -4,8 +4,8 @@ The ONNX graph is produced locally from the bundled safetensors (``torch.onnx``;
 ``optimum``) the first time it is needed, then cached on disk, optionally as an int8 dynamically
 quantised copy. The graph includes mean pooling and L2 normalisation, exactly as the model's
 sentence-transformers pipeline does, so callers get finished sentence vectors. Texts are cut at
-256 tokens (the model's ``max_seq_length``), sorted by length and cut into batches of a fixed
-padded-token budget (``length_batches``), so padding costs little and short texts share a run."""
+256 tokens (the model's ``max_seq_length``), sorted by length and batched with texts of similar
+length (``length_batches``), so padding costs little."""
 from __future__ import annotations
 
 import hashlib
@@ -23,11 +23,13 @@ from triagebot import settings
 from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path, quiet_offline_libraries
 
 MAX_TOKENS = 256
-# Padded tokens (rows x longest) per ONNX run. Measured on the 977 shared issue texts, int8 graph,
-# one thread, CPU seconds: 32 texts a batch 19.9 s; budgets of 4096 / 2048 / 1024 / 512 tokens
-# 19.7 / 18.7 / 17.8 / 17.3 s (bench/README.md). Small batches keep activations in L2 and waste
-# less on padding; 1024 keeps runs big enough for two threads to share.
-TOKENS_PER_BATCH = 1024
+BATCH = 32
+# Optional padded-token budget per ONNX run (rows x longest), in place of BATCH texts a run. It
+# saves CPU (977 shared texts, int8, one thread: 19.9 s at 32 texts a batch; 17.8 s at 1024
+# tokens; 17.3 s at 512) but is off: dynamic int8 quantises each batch with one activation scale,
+# so an int8 vector depends on the texts batched with it, and regrouping alone moved the 5-fold
+# posted accuracy of stage by -3.7 points (forced accuracy by <= 0.8) -- see bench/README.md.
+TOKENS_PER_BATCH: int | None = None
 MAX_BATCH = 64
 VARIANTS = ("onnx", "onnx-int8")
 
@@ -181,15 +183,15 @@ def session_options(threads: int | None = None, spin: bool = True):  # type: ign
     return options
 
 
-def length_batches(lengths: Sequence[int], budget: int = TOKENS_PER_BATCH,
-                   most: int = MAX_BATCH) -> list[list[int]]:
-    """Positions of ``lengths`` sorted by length (stable), cut so that each batch's padded size
-    (rows x its longest) stays within ``budget`` tokens and ``most`` rows; a text longer than the
-    budget runs alone. Short texts thus run many to a batch, long ones few."""
+def length_batches(lengths: Sequence[int], budget: int | None = None, most: int = BATCH) -> list[list[int]]:
+    """Positions of ``lengths`` sorted by length (stable), cut every ``most`` rows; with a
+    ``budget``, also wherever a batch's padded size (rows x its longest) would pass ``budget``
+    tokens (a text longer than the budget runs alone), so short texts run many to a batch."""
     batches: list[list[int]] = []
     current: list[int] = []
     for index in sorted(range(len(lengths)), key=lengths.__getitem__):
-        if current and ((len(current) + 1) * lengths[index] > budget or len(current) >= most):
+        full = len(current) >= most or (budget is not None and (len(current) + 1) * lengths[index] > budget)
+        if current and full:
             batches.append(current)
             current = []
         current.append(index)
@@ -229,7 +231,8 @@ class OnnxEmbedder:
         pending = list(todo)
         ids = [e.ids for e in self._tok.encode_batch(list(todo.values()))] if todo else []
         fresh: dict[str, np.ndarray] = {}
-        for batch in length_batches([len(t) for t in ids]):
+        budget, most = (TOKENS_PER_BATCH, MAX_BATCH) if TOKENS_PER_BATCH else (None, BATCH)
+        for batch in length_batches([len(t) for t in ids], budget, most):
             fresh.update(zip([pending[i] for i in batch], self._run([ids[i] for i in batch])))
         for key, vec in fresh.items():
             self._remember(key, vec)
