@@ -106,3 +106,59 @@ def test_the_shipped_tuned_encoder_embeds_and_queries_the_seed_index() -> None:
     # the same problem is closer than another problem (the point of the tuning)
     nccl = embedder.encode(["NCCL timeout in allreduce after 30 minutes, watchdog caught collective"])[0]
     assert float(vectors[0] @ nccl) > float(vectors[2] @ nccl)
+
+
+def test_length_batches_keep_padded_tokens_within_budget() -> None:
+    from triagebot.engine.embed_onnx import length_batches
+
+    lengths = [300, 5, 40, 5, 200, 41, 6, 256, 7]
+    batches = length_batches(lengths, budget=100, most=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))  # each text once
+    flat = [lengths[i] for b in batches for i in b]
+    assert flat == sorted(lengths)  # shortest first: texts of similar length share a batch
+    for batch in batches:
+        longest = max(lengths[i] for i in batch)
+        assert len(batch) <= 3
+        assert len(batch) == 1 or len(batch) * longest <= 100  # a text over budget runs alone
+    assert [len(b) for b in batches] == [3, 2, 1, 1, 1, 1]  # 5 5 6 | 7 40 | 41 | 200 | 256 | 300
+    assert length_batches([]) == []
+    # without a budget: 32 texts a run, shortest first (the default; int8 vectors as before)
+    assert [len(b) for b in length_batches(list(range(70, 0, -1)))] == [32, 32, 6]
+    assert length_batches(list(range(70, 0, -1)))[0][0] == 69
+
+
+@pytest.mark.integration
+def test_token_budget_batches_give_the_same_fp32_vectors(cache, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.engine import embed_onnx
+
+    monkeypatch.setenv("TRIAGEBOT_CACHE", str(cache[0]))
+    embedder = embed_onnx.OnnxEmbedder("onnx")
+    texts = [f"issue {i}: " + "allreduce timeout " * (i * 7 % 60) for i in range(40)]
+    default = embedder.encode(texts)
+    embedder._cache.clear()
+    monkeypatch.setattr(embed_onnx, "TOKENS_PER_BATCH", 256)
+    np.testing.assert_allclose(embedder.encode(texts), default, atol=1e-5)
+
+
+def test_physical_cores_count_smt_siblings_once(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from triagebot.engine.embed_onnx import physical_cores
+
+    for cpu, siblings in {0: "0,2", 1: "1,3", 2: "0,2", 3: "1,3"}.items():
+        topo = tmp_path / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "thread_siblings_list").write_text(siblings + "\n")
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1, 2, 3, 4})  # cpu4: no topology
+    assert physical_cores(tmp_path) == 3
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {2})  # pinned to one hyper-thread
+    assert physical_cores(tmp_path) == 1
+
+
+def test_session_options_one_chain_on_physical_cores() -> None:
+    from triagebot.engine.embed_onnx import physical_cores, session_options
+
+    spinning = session_options()
+    assert spinning.intra_op_num_threads == physical_cores() and spinning.inter_op_num_threads == 1
+    assert spinning.get_session_config_entry("session.intra_op.allow_spinning") == "1"
+    quiet = session_options(threads=1, spin=False)
+    assert quiet.intra_op_num_threads == 1
+    assert quiet.get_session_config_entry("session.intra_op.allow_spinning") == "0"

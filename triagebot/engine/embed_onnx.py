@@ -4,7 +4,8 @@ The ONNX graph is produced locally from the bundled safetensors (``torch.onnx``;
 ``optimum``) the first time it is needed, then cached on disk, optionally as an int8 dynamically
 quantised copy. The graph includes mean pooling and L2 normalisation, exactly as the model's
 sentence-transformers pipeline does, so callers get finished sentence vectors. Texts are cut at
-256 tokens (the model's ``max_seq_length``) and batched by length so padding costs little."""
+256 tokens (the model's ``max_seq_length``), sorted by length and batched with texts of similar
+length (``length_batches``), so padding costs little."""
 from __future__ import annotations
 
 import hashlib
@@ -23,6 +24,13 @@ from triagebot.engine.model_files import DIM, MODEL_NAME, bundled_model_path, qu
 
 MAX_TOKENS = 256
 BATCH = 32
+# Optional padded-token budget per ONNX run (rows x longest), in place of BATCH texts a run. It
+# saves CPU (977 shared texts, int8, one thread: 19.9 s at 32 texts a batch; 17.8 s at 1024
+# tokens; 17.3 s at 512) but is off: dynamic int8 quantises each batch with one activation scale,
+# so an int8 vector depends on the texts batched with it, and regrouping alone moved the 5-fold
+# posted accuracy of stage by -3.7 points (forced accuracy by <= 0.8) -- see bench/README.md.
+TOKENS_PER_BATCH: int | None = None
+MAX_BATCH = 64
 VARIANTS = ("onnx", "onnx-int8")
 
 
@@ -202,6 +210,54 @@ def graph_bytes(graph: Path, model_path: str | None = None) -> bytes:
     return model.SerializeToString()
 
 
+def physical_cores(sysfs: Path = Path("/sys/devices/system/cpu")) -> int:
+    """Cores this process may run on, counting SMT siblings once: ONNX Runtime's intra-op pool
+    gains nothing from a second hyper-thread on a core and loses to contention."""
+    allowed = os.sched_getaffinity(0)
+    cores: set[str] = set()
+    for cpu in allowed:
+        siblings = sysfs / f"cpu{cpu}" / "topology" / "thread_siblings_list"
+        try:
+            cores.add(siblings.read_text().strip())
+        except OSError:
+            cores.add(str(cpu))
+    return max(1, len(cores))
+
+
+def session_options(threads: int | None = None, spin: bool = True):  # type: ignore[no-untyped-def]
+    """ONNX Runtime options for one embedding session: intra-op threads = physical cores, no
+    inter-op pool (the graph is one chain), every graph optimisation, the memory arena kept.
+    ``spin=False`` stops idle pool threads from busy-waiting: slower on a quiet machine, kinder to
+    neighbours on a shared one."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads or physical_cores()
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.enable_cpu_mem_arena = True
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spin else "0")
+    return options
+
+
+def length_batches(lengths: Sequence[int], budget: int | None = None, most: int = BATCH) -> list[list[int]]:
+    """Positions of ``lengths`` sorted by length (stable), cut every ``most`` rows; with a
+    ``budget``, also wherever a batch's padded size (rows x its longest) would pass ``budget``
+    tokens (a text longer than the budget runs alone), so short texts run many to a batch."""
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for index in sorted(range(len(lengths)), key=lengths.__getitem__):
+        full = len(current) >= most or (budget is not None and (len(current) + 1) * lengths[index] > budget)
+        if current and full:
+            batches.append(current)
+            current = []
+        current.append(index)
+    if current:
+        batches.append(current)
+    return batches
+
+
 class OnnxEmbedder:
     """all-MiniLM-L6-v2 on ONNX Runtime (``onnx`` fp32 or ``onnx-int8``), cached by content hash."""
 
@@ -210,7 +266,7 @@ class OnnxEmbedder:
     def __init__(self, variant: str = "onnx-int8", model_path: str | None = None,
                  cache_size: int = 4096, threads: int | None = None,
                  cache: Path | None = None, graph: Path | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, spin: bool = True) -> None:
         """``graph``: a finished ONNX file (with ``tokenizer.json`` beside it), such as the
         fine-tuned encoder, used as is instead of exporting the bundled weights; ``name`` is then
         what indexes built with it record."""
@@ -226,12 +282,9 @@ class OnnxEmbedder:
         self._tok = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
         self._tok.enable_truncation(MAX_TOKENS)
         self._tok.no_padding()  # the tokenizer file pads to 128; we pad each batch to its longest
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or (os.cpu_count() or 1)
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         source: str | bytes = (graph_bytes(graph, model_path) if graph is not None
                                else str(graph_path(model_path, variant, cache)))
-        self._session = ort.InferenceSession(source, options,
+        self._session = ort.InferenceSession(source, session_options(threads, spin),
                                              providers=["CPUExecutionProvider"])
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
@@ -239,12 +292,12 @@ class OnnxEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         keys = [hashlib.sha256(t.encode("utf-8", "replace")).hexdigest() for t in texts]
         todo = {k: t for k, t in zip(keys, texts) if k not in self._cache}
-        encoded = dict(zip(todo, self._tok.encode_batch(list(todo.values())))) if todo else {}
-        order = sorted(encoded, key=lambda k: len(encoded[k].ids))  # by length: little padding
+        pending = list(todo)
+        ids = [e.ids for e in self._tok.encode_batch(list(todo.values()))] if todo else []
         fresh: dict[str, np.ndarray] = {}
-        for start in range(0, len(order), BATCH):
-            chunk = order[start:start + BATCH]
-            fresh.update(zip(chunk, self._run([encoded[k].ids for k in chunk])))
+        budget, most = (TOKENS_PER_BATCH, MAX_BATCH) if TOKENS_PER_BATCH else (None, BATCH)
+        for batch in length_batches([len(t) for t in ids], budget, most):
+            fresh.update(zip([pending[i] for i in batch], self._run([ids[i] for i in batch])))
         for key, vec in fresh.items():
             self._remember(key, vec)
         if not keys:
