@@ -202,3 +202,10 @@ def test_documentation_and_feature_requests_get_no_bug_checklist() -> None:
     assert missing.asked_in_comment(triage("[FEATURE] support FP8 in the MoE layer")) == []
     assert {m.key for m in missing.asked_in_comment(triage("[QUESTION] crash at step 3"))} == {
         "traceback", "repro"}
+
+
+def test_a_report_naming_its_gpu_model_is_not_asked_for_the_hardware() -> None:
+    text = "ZeRO-3 training hangs at the first step on 2 A6000 GPUs, deepspeed --include localhost:2,3"
+    assert extract(text).gpu_model == "A6000"
+    assert "hardware" not in _keys(text, "S4", True)
+    assert "hardware" in _keys("ZeRO-3 training hangs at the first step", "S4", True)

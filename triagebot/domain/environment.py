@@ -70,7 +70,7 @@ _OS_PROSE = re.compile(
 _GPU = re.compile(
     r"(?<![a-z-])(?:NVIDIA\s+|Tesla\s+|GeForce\s+|Quadro\s+|AMD\s+Instinct\s+)?"
     r"(GB200|[ABH]100|[AH]800|H200|H20|B200|V100S?|P100|P40|T4|L40S?|L4|K80|A10G?|A30|A40|"
-    r"RTX\s?A?\d{4}(?:\s?Ti)?|GTX\s?\d{3,4}(?:\s?Ti)?|TITAN\s?(?:RTX|V|Xp?)|MI\d{3}X?|Gaudi\s?\d?)"
+    r"RTX\s?A?\d{4}(?:\s?Ti)?|A[2456]000|GTX\s?\d{3,4}(?:\s?Ti)?|TITAN\s?(?:RTX|V|Xp?)|MI\d{3}X?|Gaudi\s?\d?)"
     r"(?:[- ](?:SXM\d?|PCIE|NVL|\d{2,3}\s?GB?)){0,3}(?![\w])",
     re.I,
 )

@@ -170,7 +170,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         "traceback": lambda: _error_without_trace(text),
         "launcher_command": lambda: env.launcher is None and not _LAUNCH_FLAGS.search(text)
         and not _COMMAND_LINE.search(text),
-        "hardware": lambda: env.gpu_model is None or (env.gpu_count is None and env.nodes is None),
+        # the GPU model is what the answer turns on; a report that names it and not the count
+        # was read as already giving the hardware
+        "hardware": lambda: env.gpu_model is None,
         "config": lambda: bool(_CONFIG_MENTION.search(text)) and not _CONFIG_BODY.search(text),
         "repro": lambda: not _REPRO.search(text),
     }
