@@ -5,18 +5,16 @@ the merge must reach the one merged schema: privacy's (at 2) simply runs 3-5; #1
 and, when TRIAGEBOT_TEST_POSTGRES_URL is set, PostgreSQL."""
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from support.learned import database_url
 from triagebot.store import db as db_module
 from triagebot.store.db import MIGRATIONS, Database
 from triagebot.store.queue import JobSpec, Queue, ReplayedBody
 
-PG_URL = os.environ.get("TRIAGEBOT_TEST_POSTGRES_URL", "")
 PRIVACY_BRANCH = MIGRATIONS[:2]  # the first schema, then privacy's 2
 RELIABILITY_BRANCH = [MIGRATIONS[0], *MIGRATIONS[2:]]  # the first schema, then #13's 2, 3, 4
 SPEC = JobSpec(kind="triage", dedupe_key="triage:o/r#1", repo="o/r", number=1, installation_id=1)
@@ -24,18 +22,8 @@ SPEC = JobSpec(kind="triage", dedupe_key="triage:o/r#1", repo="o/r", number=1, i
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield str(tmp_path / "m.sqlite3")
-        return
-    if not PG_URL:
-        pytest.skip("TRIAGEBOT_TEST_POSTGRES_URL not set")
-    psycopg = pytest.importorskip("psycopg")
-    schema = f"m_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    yield f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}"
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with database_url(request.param, tmp_path) as found:
+        yield found
 
 
 def opened_by(branch: list[str], url: str, monkeypatch: pytest.MonkeyPatch) -> None:

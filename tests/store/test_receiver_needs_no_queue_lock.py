@@ -6,38 +6,26 @@ cancelled as superseded instead of breaking the one-queued-job-per-issue index).
 forced deterministically, on SQLite and, when TRIAGEBOT_TEST_POSTGRES_URL is set, PostgreSQL."""
 from __future__ import annotations
 
-import os
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from support.learned import database_url
 from triagebot.store.db import Database
 from triagebot.store.queue import JobSpec, Queue, ReplayedBody
 
-PG_URL = os.environ.get("TRIAGEBOT_TEST_POSTGRES_URL", "")
 SPEC = JobSpec(kind="triage", dedupe_key="triage:o/r#1", repo="o/r", number=1, installation_id=1)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
-    if request.param == "sqlite":
-        yield Database(tmp_path / "l.sqlite3")
-        return
-    if not PG_URL:
-        pytest.skip("TRIAGEBOT_TEST_POSTGRES_URL not set")
-    psycopg = pytest.importorskip("psycopg")
-    schema = f"l_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    database = Database(f"{PG_URL}{'&' if '?' in PG_URL else '?'}options=-csearch_path%3D{schema}")
-    yield database
-    database.close()
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA {schema} CASCADE")
+    with database_url(request.param, tmp_path) as url:
+        database = Database(url)
+        yield database
+        database.close()
 
 
 @pytest.mark.parametrize("transition", ["wait", "fail", "defer", "release", "requeue"])
