@@ -162,3 +162,15 @@ def test_session_options_one_chain_on_physical_cores() -> None:
     quiet = session_options(threads=1, spin=False)
     assert quiet.intra_op_num_threads == 1
     assert quiet.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+@pytest.mark.integration
+def test_an_int8_vector_does_not_depend_on_the_texts_embedded_with_it() -> None:
+    """Dynamic int8 has one activation scale per batch: the index (built in bulk) and a triage
+    (one issue) must still compute the same vector for the same text."""
+    tuned = embed.TunedEncoder.shipped()
+    assert tuned is not None
+    embedder = embed.load_embedder(tuned.name)
+    together = embedder.encode(TEXTS)
+    alone = np.stack([embed.load_embedder(tuned.name).encode([t])[0] for t in TEXTS])
+    np.testing.assert_array_equal(together, alone)

@@ -282,6 +282,13 @@ class OnnxEmbedder:
         self._tok = Tokenizer.from_file(str(tokenizer_dir / "tokenizer.json"))
         self._tok.enable_truncation(MAX_TOKENS)
         self._tok.no_padding()  # the tokenizer file pads to 128; we pad each batch to its longest
+        # Dynamic int8 quantises activations with one scale per batch, so a text's vector would
+        # depend on the texts batched with it (cosine down to 0.984 between batches of 32 and of
+        # 1 on the shared data). A triage embeds one issue: int8 graphs embed every text alone,
+        # so the vectors an index is built and calibrated on are the ones triage computes (at
+        # ~30% more CPU for ingestion; bench/ingest.py).
+        quantised = variant == "onnx-int8" if graph is None else "int8" in graph.name
+        self._batch = 1 if quantised else BATCH
         source: str | bytes = (graph_bytes(graph, model_path) if graph is not None
                                else str(graph_path(model_path, variant, cache)))
         self._session = ort.InferenceSession(source, session_options(threads, spin),
@@ -295,7 +302,8 @@ class OnnxEmbedder:
         pending = list(todo)
         ids = [e.ids for e in self._tok.encode_batch(list(todo.values()))] if todo else []
         fresh: dict[str, np.ndarray] = {}
-        budget, most = (TOKENS_PER_BATCH, MAX_BATCH) if TOKENS_PER_BATCH else (None, BATCH)
+        budget, most = ((TOKENS_PER_BATCH, MAX_BATCH) if TOKENS_PER_BATCH and self._batch > 1
+                        else (None, self._batch))
         for batch in length_batches([len(t) for t in ids], budget, most):
             fresh.update(zip([pending[i] for i in batch], self._run([ids[i] for i in batch])))
         for key, vec in fresh.items():
