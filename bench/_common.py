@@ -1,12 +1,16 @@
-"""Shared bits of the bench scripts: machine facts, medians, a plain table."""
+"""Shared bits of the bench scripts: machine facts, medians, a plain table, an open-loop sender."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import threading
+import time
+from collections import Counter
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
@@ -63,3 +67,46 @@ def rss_mb(pid: int | None = None) -> float:
     status = Path(f"/proc/{pid or os.getpid()}/status").read_text()
     kb = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS"))
     return round(kb / 1024, 1)
+
+
+def open_loop(port: int, requests: Sequence[tuple[bytes, dict[str, str]]], rate: float,
+              senders: int) -> tuple[Any, Counter[str], float]:
+    """POST each (body, headers) to 127.0.0.1:``port``/webhook, request i due at start + i/rate
+    (open loop: a slow server does not slow the arrivals). Returns the latency of each request in
+    ms from its due moment (numpy array), the answers counted by status (or exception name), and
+    the wall time."""
+    import numpy as np
+
+    lat = np.full(len(requests), np.nan)
+    statuses: Counter[str] = Counter()
+    start = time.perf_counter() + 0.2
+    cursor, lock = iter(range(len(requests))), threading.Lock()
+
+    def sender() -> None:
+        while True:
+            with lock:
+                i = next(cursor, None)
+            if i is None:
+                return
+            due = start + i / rate
+            time.sleep(max(0.0, due - time.perf_counter()))
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            try:
+                conn.request("POST", "/webhook", body=requests[i][0], headers=requests[i][1])
+                resp = conn.getresponse()
+                resp.read()
+                status = str(resp.status)
+            except OSError as exc:
+                status = type(exc).__name__
+            finally:
+                conn.close()
+            with lock:
+                statuses[status] += 1
+            lat[i] = (time.perf_counter() - due) * 1000
+
+    threads = [threading.Thread(target=sender) for _ in range(senders)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return lat, statuses, time.perf_counter() - start

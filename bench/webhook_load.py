@@ -18,13 +18,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 
 import numpy as np
 
-from _common import DATA, ROOT, machine, median, rss_mb, table
+from _common import DATA, ROOT, machine, median, open_loop, rss_mb, table
 
 SECRET = "bench-secret"
 
@@ -188,38 +187,9 @@ def deliveries(n: int, first: int = 1) -> list[tuple[bytes, dict[str, str]]]:
 def load(port: int, requests: list[tuple[bytes, dict[str, str]]], rate: float,
          senders: int = 32) -> dict:
     """Open loop: request i is due at start + i/rate. Returns latency percentiles (ms)."""
-    lat = np.full(len(requests), np.nan)
-    statuses: list[int] = []
-    start = time.perf_counter() + 0.2
-    cursor = iter(range(len(requests)))
-    lock = threading.Lock()
-
-    def sender() -> None:
-        while True:
-            with lock:
-                i = next(cursor, None)
-            if i is None:
-                return
-            due = start + i / rate
-            time.sleep(max(0.0, due - time.perf_counter()))
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            try:
-                conn.request("POST", "/webhook", body=requests[i][0], headers=requests[i][1])
-                resp = conn.getresponse()
-                resp.read()
-                statuses.append(resp.status)
-            finally:
-                conn.close()
-            lat[i] = (time.perf_counter() - due) * 1000
-
-    threads = [threading.Thread(target=sender) for _ in range(senders)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - start
-    ok = [s for s in statuses if s in (200, 202)]
-    return {"n": len(requests), "ok": len(ok), "achieved_rps": round(len(requests) / wall, 1),
+    lat, statuses, wall = open_loop(port, requests, rate, senders)
+    return {"n": len(requests), "ok": statuses["200"] + statuses["202"],
+            "achieved_rps": round(len(requests) / wall, 1),
             "p50": float(np.nanpercentile(lat, 50)), "p99": float(np.nanpercentile(lat, 99)),
             "max": float(np.nanmax(lat))}
 

@@ -22,12 +22,11 @@ import sys
 import threading
 import time
 import uuid
-from collections import Counter
 
 import numpy as np
 from webhook_load import SECRET, _free_port, deliveries
 
-from _common import ROOT, machine, table
+from _common import ROOT, machine, open_loop, table
 
 SAMPLE_S = 0.02
 
@@ -111,39 +110,7 @@ def _healthy(port: int) -> bool:
 def load(port: int, requests: list[tuple[bytes, dict[str, str]]], rate: float,
          senders: int = 48) -> dict:
     """Open loop: request i is due at start + i/rate; latency from that moment to the answer."""
-    lat = np.full(len(requests), np.nan)
-    statuses: Counter[str] = Counter()
-    start = time.perf_counter() + 0.2
-    cursor, lock = iter(range(len(requests))), threading.Lock()
-
-    def sender() -> None:
-        while True:
-            with lock:
-                i = next(cursor, None)
-            if i is None:
-                return
-            due = start + i / rate
-            time.sleep(max(0.0, due - time.perf_counter()))
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-            try:
-                conn.request("POST", "/webhook", body=requests[i][0], headers=requests[i][1])
-                resp = conn.getresponse()
-                resp.read()
-                status = str(resp.status)
-            except OSError as exc:
-                status = type(exc).__name__
-            finally:
-                conn.close()
-            with lock:
-                statuses[status] += 1
-            lat[i] = (time.perf_counter() - due) * 1000
-
-    threads = [threading.Thread(target=sender) for _ in range(senders)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - start
+    lat, statuses, wall = open_loop(port, requests, rate, senders)
     return {"n": len(requests), "statuses": dict(statuses), "rps": round(len(requests) / wall, 1),
             "p50": float(np.nanpercentile(lat, 50)), "p99": float(np.nanpercentile(lat, 99)),
             "max": float(np.nanmax(lat))}

@@ -18,17 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from support.browser import MISSING, WHY_MISSING, chrome
 from support.github_fake import FakeGitHub
 from triagebot.cli.app_setup import merge_env_text
 from triagebot.settings import Settings, read_env_file
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM, DRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
-         "--window-size=1200,1000"]
-
-
 @pytest.fixture
 def github() -> Iterator[FakeGitHub]:
     fake = FakeGitHub()
@@ -69,24 +64,15 @@ def _finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
 
 
 @pytest.mark.integration
-@pytest.mark.skipif(not (CHROMIUM.exists() and DRIVER.exists()),
-                    reason="needs Debian chromium and chromium-driver (apt-get install -y chromium chromium-driver)")
+@pytest.mark.skipif(MISSING, reason=WHY_MISSING)
 def test_setup_registers_the_app_in_a_real_browser_and_writes_a_working_env(tmp_path: Path,
                                                                              github: FakeGitHub) -> None:
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs pip selenium")
-    from selenium.webdriver.chrome.service import Service
+    pytest.importorskip("selenium.webdriver", reason="needs pip selenium")
     from selenium.webdriver.common.by import By
 
     (tmp_path / ".env").write_text("# mine\nTRIAGEBOT_DB=kept.sqlite3\n")
     proc, page = _setup(tmp_path, github, "--org", "octo-org", "--name", "DDP Triage")
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in FLAGS:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(DRIVER)))
-    driver.set_page_load_timeout(20)
-    driver.implicitly_wait(10)
-    try:
+    with chrome(1200, 1000) as driver:
         driver.get(page)
         assert "https://bot.example.org/webhook" in driver.find_element(By.TAG_NAME, "body").text
         driver.find_element(By.ID, "register").click()
@@ -97,8 +83,6 @@ def test_setup_registers_the_app_in_a_real_browser_and_writes_a_working_env(tmp_
         install = driver.find_element(By.ID, "install").get_attribute("href")
         if os.environ.get("TRIAGEBOT_ARTIFACTS"):
             driver.save_screenshot(str(Path(os.environ["TRIAGEBOT_ARTIFACTS"]) / "setup-done.png"))
-    finally:
-        driver.quit()
     out, err = _finish(proc)
     assert proc.returncode == 0, err
     [manifest] = github.manifests

@@ -12,13 +12,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from support.github_fake import FakeGitHub
+from support.service import healthy
 from triagebot.comment.render import MARKER
 
 pytestmark = pytest.mark.integration
@@ -57,7 +57,7 @@ def server(github: FakeGitHub, rsa_pair: tuple[str, str], tmp_path_factory) -> I
                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait(lambda: _healthy(base), 60, proc)
+        _wait(lambda: healthy(base), 60, proc)
         yield base
     finally:
         proc.terminate()
@@ -66,12 +66,6 @@ def server(github: FakeGitHub, rsa_pair: tuple[str, str], tmp_path_factory) -> I
             proc.stderr.close()
 
 
-def _healthy(base: str) -> bool:
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def _wait(condition, seconds: float, proc: subprocess.Popen | None = None) -> None:  # type: ignore[no-untyped-def, type-arg]

@@ -34,6 +34,7 @@ import pytest
 from support.github_fake import FakeGitHub
 from support.learned import PG_URL, database_url
 from support.review import make_index
+from support.service import healthy
 from triagebot.domain.models import Triage
 from triagebot.store.db import Database
 
@@ -214,7 +215,7 @@ def cluster(tmp_path: Path, redis_url: str, rsa_pair: tuple[str, str]) -> Iterat
         rig = Cluster(tmp_path, db_url, redis_url, github, rsa_pair[0])
         try:
             rig.start("receiver", "serve", "--port", str(rig.port), "--workers", "0")
-            _wait("the receiver", lambda: _healthy(rig.base), 60, rig.procs)
+            _wait("the receiver", lambda: healthy(rig.base), 60, rig.procs)
             rig.start("worker-a", "worker", data_dir=tmp_path / "a")
             rig.start("worker-b", "worker", data_dir=tmp_path / "b")
             _wait("both workers", lambda: rig.workers_registered() == 2, 120, rig.procs)
@@ -225,14 +226,6 @@ def cluster(tmp_path: Path, redis_url: str, rsa_pair: tuple[str, str]) -> Iterat
             github.stop()
 
 
-def _healthy(base: str) -> bool:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(base + "/healthz", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def test_what_worker_a_learns_is_what_worker_b_uses(cluster: Cluster) -> None:

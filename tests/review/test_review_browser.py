@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from support.browser import MISSING, WHY_MISSING, chrome
 from support.review import ROOT, TOKEN, closed_issue, live_engine, make_index, settings
 from support.service import live_server
 from triagebot.domain.models import Issue
@@ -18,35 +19,13 @@ from triagebot.learning import live as learning
 from triagebot.service.app import create_app
 from triagebot.store.records import Store
 
-CHROMIUM, DRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage",
-         "--window-size=1200,1400"]
-
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(not (CHROMIUM.exists() and DRIVER.exists()),
-                       reason="needs Debian chromium and chromium-driver (apt-get install -y "
-                              "chromium chromium-driver)"),
-]
+pytestmark = [pytest.mark.integration, pytest.mark.skipif(MISSING, reason=WHY_MISSING)]
 
 
 @pytest.fixture
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="needs pip selenium")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for flag in FLAGS:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=str(DRIVER)))
-    driver.set_page_load_timeout(20)
-    driver.implicitly_wait(10)  # a click returns before the next page is parsed
-    try:
+    with chrome(1200, 1400) as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _seed(tmp_path: Path) -> tuple[Store, Path]:

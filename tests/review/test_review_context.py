@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from support.review import TOKEN, live_engine, make_index, settings
+from support.review import TOKEN, live_engine, log_in, make_index, settings
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Issue
 from triagebot.review import charts
@@ -29,9 +29,7 @@ def page(tmp_path):
     store.save_triage(posted, "alice", 987654)
     store.save_triage(silent, "bob", None)
     client = create_app(settings(tmp_path, index_dir), store=store).test_client()
-    login = client.get("/review/login").get_data(as_text=True)
-    csrf = re.search(r'name="csrf" value="([^"]+)"', login).group(1)
-    assert client.post("/review/login", data={"token": TOKEN, "csrf": csrf}).status_code == 302
+    log_in(client)
     return client, posted, silent
 
 

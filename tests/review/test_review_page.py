@@ -9,7 +9,7 @@ import zlib
 import pytest
 from pydantic import SecretStr
 
-from support.review import TOKEN, closed_issue, live_engine, make_index, settings
+from support.review import TOKEN, closed_issue, csrf_of, live_engine, log_in, make_index, settings
 from triagebot.cli import main as cli
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Issue
@@ -39,15 +39,6 @@ def env(tmp_path):
             "index_dir": index_dir}
 
 
-def _csrf(html: str) -> str:
-    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
-
-
-def _login(client) -> str:
-    page = client.get("/review/login").get_data(as_text=True)
-    resp = client.post("/review/login", data={"token": TOKEN, "csrf": _csrf(page)})
-    assert resp.status_code == 302
-    return _csrf(client.get("/review", headers=HTML).get_data(as_text=True))
 
 
 def _decide(client, csrf, dimension, action="accept", choice="", number=77):
@@ -68,9 +59,9 @@ def test_requests_without_a_session_are_refused(env):
 def test_login_needs_the_token_and_a_csrf_token(env):
     client = env["client"]
     page = client.get("/review/login").get_data(as_text=True)
-    assert client.post("/review/login", data={"token": "wrong", "csrf": _csrf(page)}).status_code == 401
+    assert client.post("/review/login", data={"token": "wrong", "csrf": csrf_of(page)}).status_code == 401
     assert client.post("/review/login", data={"token": TOKEN}).status_code == 403
-    resp = client.post("/review/login", data={"token": TOKEN, "csrf": _csrf(page)})
+    resp = client.post("/review/login", data={"token": TOKEN, "csrf": csrf_of(page)})
     cookie = resp.headers["Set-Cookie"]
     assert "SameSite=Strict" in cookie and "HttpOnly" in cookie
     assert "default-src 'none'" in resp.headers["Content-Security-Policy"]
@@ -78,7 +69,7 @@ def test_login_needs_the_token_and_a_csrf_token(env):
 
 def test_decisions_need_csrf_and_valid_ids(env):
     client = env["client"]
-    csrf = _login(client)
+    csrf = log_in(client)
     assert _decide(client, "wrong-token", "stage").status_code == 403
     assert _decide(client, csrf, "stage", "correct", "S9").status_code == 400
     assert _decide(client, csrf, "nonsense").status_code == 400
@@ -91,7 +82,7 @@ def test_decisions_need_csrf_and_valid_ids(env):
 
 def test_accept_and_correct_record_feedback_and_update_the_index(env):
     client, store = env["client"], env["store"]
-    csrf = _login(client)
+    csrf = log_in(client)
     stored = store.get_triage("org/repo", 77).triage
     assert _decide(client, csrf, "stage").status_code == 302
     options = [o for o in ("F1", "F2", "F3") if o != stored.fix_pattern.id]
@@ -118,7 +109,7 @@ def test_a_correction_on_the_page_changes_the_next_triage_of_a_similar_issue(env
                     body="optimizer cpu memory grows with zero3 offload")
     before = {s.number: s for s in engine.triage(similar).similar}
     assert 77 in before and before[77].status == "predicted"
-    csrf = _login(client)
+    csrf = log_in(client)
     stage = env["store"].get_triage("org/repo", 77).triage.stage.id
     choice = "4.11" if stage == "S4" else "unknown"
     assert _decide(client, csrf, "symptom", "correct", choice).status_code == 302
@@ -143,7 +134,7 @@ def test_short_admin_token_is_a_config_error(tmp_path):
 
 def test_report_prints_and_writes_html_and_png(env, tmp_path, capsys):
     client = env["client"]
-    _decide(client, _login(client), "stage")
+    _decide(client, log_in(client), "stage")
     db = str(tmp_path / "t.sqlite3")
     code = cli.main(["report", "--db", db, "--html", str(tmp_path / "r.html"),
                      "--png", str(tmp_path / "r.png")])
@@ -184,7 +175,7 @@ def test_service_indexer_adds_closed_issues_predicted_or_confirmed(env):
     item = engine.index.items[engine.index.row_of(("org/repo", 90))]
     assert item.status == "predicted" and store.get_triage("org/repo", 90).author is None
     client = env["client"]
-    _decide(client, _login(client), "stage", number=90)
+    _decide(client, log_in(client), "stage", number=90)
     indexer(closed_issue(90, "training hangs at allreduce step"), item.labels)
     assert engine.index.items[engine.index.row_of(("org/repo", 90))].status == "confirmed"
     assert sum(i.key == ("org/repo", 90) for i in engine.index.items) == 1
@@ -205,7 +196,7 @@ def test_stated_record_counts_precision_over_what_the_comment_asserted():
 
 def test_report_shows_precision_of_what_the_comment_stated(env, tmp_path, capsys):
     client = env["client"]
-    _decide(client, _login(client), "stage")
+    _decide(client, log_in(client), "stage")
     stored = env["store"].get_triage("org/repo", 77).triage
     cli.main(["report", "--db", str(tmp_path / "t.sqlite3")])
     out = capsys.readouterr().out

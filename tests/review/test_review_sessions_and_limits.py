@@ -4,14 +4,13 @@ similar issues shown for a row are only those its repository may see now."""
 from __future__ import annotations
 
 import http.client
-import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from support.review import TOKEN, make_index, settings
+from support.review import TOKEN, csrf_of, make_index, settings
 from support.service import live_server
 from triagebot.domain.models import Labels, Prediction, Similar, Triage
 from triagebot.learning.live import LiveIndex
@@ -31,13 +30,9 @@ def env(tmp_path):
     return {"app": app, "store": store, "index_dir": index_dir}
 
 
-def _csrf(html: str) -> str:
-    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
-
-
 def _login(client, token: str = TOKEN, addr: str = "127.0.0.1"):  # type: ignore[no-untyped-def]
     page = client.get("/review/login", environ_base={"REMOTE_ADDR": addr}).get_data(as_text=True)
-    return client.post("/review/login", data={"token": token, "csrf": _csrf(page)},
+    return client.post("/review/login", data={"token": token, "csrf": csrf_of(page)},
                        environ_base={"REMOTE_ADDR": addr})
 
 
@@ -45,7 +40,7 @@ def test_a_cookie_copied_before_logout_does_not_work_after_it(env) -> None:
     client = env["app"].test_client()
     assert _login(client).status_code == 302
     stolen = client.get_cookie(COOKIE).value
-    csrf = _csrf(client.get("/review", headers=HTML).get_data(as_text=True))
+    csrf = csrf_of(client.get("/review", headers=HTML).get_data(as_text=True))
     assert client.post("/review/logout", data={"csrf": csrf}).status_code == 302
     replay = env["app"].test_client()
     replay.set_cookie(COOKIE, stolen)
@@ -82,7 +77,7 @@ def test_parallel_guesses_over_http_cannot_outrun_the_limit(env) -> None:
         conn.request("GET", "/review/login")
         response = conn.getresponse()
         cookie = response.headers["Set-Cookie"].split(";", 1)[0]
-        csrf = _csrf(response.read().decode())
+        csrf = csrf_of(response.read().decode())
         conn.close()
 
         def guess(i: int) -> int:
@@ -121,7 +116,7 @@ def test_login_wait_backs_off_and_forgives() -> None:
 def test_repeated_or_malformed_parameters_are_400(env, data) -> None:
     client = env["app"].test_client()
     _login(client)
-    csrf = _csrf(client.get("/review", headers=HTML).get_data(as_text=True))
+    csrf = csrf_of(client.get("/review", headers=HTML).get_data(as_text=True))
     form = MultiDict([("csrf", csrf), ("repo", "org/repo"), ("dimension", "stage"),
                       ("action", "accept")])
     for key, value in data:  # a bad repo replaces the good one; anything else is added

@@ -2,6 +2,7 @@
 embedder (instant), a paged fake GitHub for ``index sync``, and an app with the review page."""
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -95,3 +96,16 @@ def closed_issue(number: int, title: str, labels: list[str] | None = None,
 
 def reply(body: str, association: str = "MEMBER", author: str = "maint", cid: int = 1) -> CommentState:
     return CommentState(id=cid, body=body, author=author, author_association=association)
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token a review page form carries."""
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)  # type: ignore[union-attr]
+
+
+def log_in(client: Any) -> str:
+    """Log a Flask test client in with ``TOKEN``; returns the CSRF token of the review page."""
+    page = client.get("/review/login").get_data(as_text=True)
+    resp = client.post("/review/login", data={"token": TOKEN, "csrf": csrf_of(page)})
+    assert resp.status_code == 302
+    return csrf_of(client.get("/review", headers={"Accept": "text/html"}).get_data(as_text=True))

@@ -200,6 +200,17 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 # HTTP -------------------------------------------------------------------------------------------
+def healthy(base: str) -> bool:
+    """Whether a started ``triagebot serve`` at ``base`` answers its health check yet."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(base + "/healthz", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
 @contextmanager
 def live_server(app: Any) -> Iterator[str]:
     """A real werkzeug HTTP server on 127.0.0.1 with an OS-chosen port."""

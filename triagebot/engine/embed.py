@@ -148,5 +148,5 @@ def load_embedder(name: str, backend: str | None = None, cache: Path | None = No
             have = tuned.name if tuned else "none"
             raise ValueError(f"the index was built with encoder {name}, this installation ships {have}: "
                              "rebuild it with `triagebot index build`")
-        return OnnxEmbedder(graph=tuned.graph, name=tuned.name)
+        return default_embedder("tuned")
     raise ValueError(f"unknown embedder {name!r}")
