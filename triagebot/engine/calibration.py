@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from triagebot.engine.lexical import LexicalModel
 from triagebot.engine.relevance import RelevanceModel
 
 FILE = "calibration.json"
@@ -87,10 +88,13 @@ def threshold(confidence: Sequence[float], correct: Sequence[bool], target: floa
 
 
 class Calibration(BaseModel):
-    """The out-of-fold record of every dimension (and of link relevance), saved with the index."""
+    """The out-of-fold record of every dimension (and of link relevance), saved with the index,
+    and the words model fitted on the labelled texts when the index was built (``words``: the
+    index keeps no texts, so this record is the only place it can live)."""
 
     outcomes: dict[str, Outcomes] = Field(default_factory=dict)
     relevance: RelevanceModel = Field(default_factory=RelevanceModel)
+    words: LexicalModel | None = None
     folds: int = 0
     note: str = ""
 

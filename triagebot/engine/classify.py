@@ -19,12 +19,15 @@ scikit-learn's L-BFGS: on the 2-core machines this runs on, that took 8-30 s per
 822-issue seed index, while this takes about a second with the same cross-validated accuracy."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from triagebot.domain import taxonomy
 from triagebot.domain.models import IndexedIssue
+from triagebot.engine import lexical
+from triagebot.engine.lexical import LexicalModel
 
 DIMENSIONS = taxonomy.ALL_DIMENSIONS
 BINARY = taxonomy.FLAGS
@@ -36,6 +39,11 @@ STEPS = 200
 LEARNING_RATE = 0.05
 FIX_VIA_CAUSE = 0.6  # weight of sum_R P(R) P(fix|R) against the direct fix-pattern model
 FIX_SMOOTHING = 0.5
+# The words model (``lexical``): its inverse regularisation and its weight in the mix with the
+# embedding model, chosen on 5-fold CV of the shared data.
+LEXICAL_C = 10.0
+LEXICAL_STEPS = 300
+LEXICAL_WEIGHT = 0.4
 
 Distribution = dict[str, float]
 
@@ -73,15 +81,21 @@ class SoftmaxModel:
         return p / p.sum(axis=1, keepdims=True)
 
 
-def fit_softmax(x: np.ndarray, y: list[str], c: float, steps: int = STEPS) -> SoftmaxModel:
-    """Minimise mean cross-entropy + ||W||^2 / (2 C n) with Adam; deterministic (zero start)."""
+def fit_softmax(x: np.ndarray, y: list[str], c: float, steps: int = STEPS,
+                standardise: bool = True) -> SoftmaxModel:
+    """Minimise mean cross-entropy + ||W||^2 / (2 C n) with Adam; deterministic (zero start).
+    Dense inputs are standardised; hashed word counts (already L2-normalised, mostly zero) are
+    not, since scaling a rare bucket up by its tiny spread would make it dominate."""
     classes = sorted(set(y))
     if len(classes) < 2:  # nothing to learn (tiny or one-sided index): a constant model
         mean, scale = np.zeros(x.shape[1], np.float32), np.ones(x.shape[1], np.float32)
         k = max(len(classes), 1)
         return SoftmaxModel(classes or [taxonomy.UNKNOWN], np.zeros((x.shape[1], k), np.float32),
                             np.zeros(k, np.float32), mean, scale)
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    if standardise:
+        mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
+    else:
+        mean, scale = np.zeros(x.shape[1], np.float32), np.ones(x.shape[1], np.float32)
     z = ((x - mean) / scale).astype(np.float32)
     target = np.zeros((len(y), len(classes)), np.float32)
     target[np.arange(len(y)), [classes.index(v) for v in y]] = 1.0
@@ -109,32 +123,41 @@ def _adam(model: SoftmaxModel, z: np.ndarray, target: np.ndarray, lam: float, st
 
 
 class Classifier:
-    """Fitted per-dimension models over [embedding, rule features], plus P(fix | root cause)."""
+    """Fitted per-dimension models over [embedding, rule features], plus P(fix | root cause),
+    and the words model of the index's calibration record when it has one (``lexical``)."""
 
-    def __init__(self, models: dict[str, SoftmaxModel], fix_given_cause: dict[str, Distribution]):
+    def __init__(self, models: dict[str, SoftmaxModel], fix_given_cause: dict[str, Distribution],
+                 words: LexicalModel | None = None):
         self.models = models
         self.fix_given_cause = fix_given_cause
+        self.words = words
 
     @classmethod
-    def fit(cls, vectors: np.ndarray, features: np.ndarray,
-            items: list[IndexedIssue]) -> Classifier:
-        """Fit on rows of an index (or any aligned vectors, features and labelled items)."""
+    def fit(cls, vectors: np.ndarray, features: np.ndarray, items: list[IndexedIssue],
+            words: LexicalModel | None = None) -> Classifier:
+        """Fit on rows of an index (or any aligned vectors, features and labelled items); the
+        words model was fitted when the index was built (an index keeps no texts)."""
         x = _design(vectors, features)
         models = {}
         for dim in DIMENSIONS:
             pairs = [(i, label_value(item, dim)) for i, item in enumerate(items)]
             known = [(i, y) for i, y in pairs if y is not None]
             models[dim] = fit_softmax(x[[i for i, _ in known]], [y for _, y in known], C[dim])
-        return cls(models, _fix_given_cause(items))
+        return cls(models, _fix_given_cause(items), words)
 
-    def distributions(self, vectors: np.ndarray, features: np.ndarray) -> list[dict[str, Distribution]]:
+    def distributions(self, vectors: np.ndarray, features: np.ndarray,
+                      texts: Sequence[str] | None = None) -> list[dict[str, Distribution]]:
         """Per row: every dimension's probability distribution (fix pattern read through the
-        root cause too)."""
+        root cause too), mixed with the words model's when there is one and ``texts`` (each
+        row's cleaned title and body) are given."""
         x = _design(np.atleast_2d(vectors), np.atleast_2d(features))
         probs = {dim: m.proba(x) for dim, m in self.models.items()}
+        worded = (self.words.distributions(texts) if self.words is not None and texts is not None
+                  else [{} for _ in range(x.shape[0])])
         out = []
         for row in range(x.shape[0]):
-            dists = {dim: dict(zip(m.classes, probs[dim][row].tolist()))
+            dists = {dim: mix(dict(zip(m.classes, probs[dim][row].tolist())),
+                              worded[row].get(dim, {}), LEXICAL_WEIGHT)
                      for dim, m in self.models.items()}
             dists["fix_pattern"] = mix(dists["fix_pattern"], self.fix_via_cause(dists["root_cause"]),
                                        FIX_VIA_CAUSE)
@@ -202,6 +225,23 @@ def _choice(dist: Distribution, prefer: str | None = None) -> Choice:
     best = prefer if prefer in dist else ranked[0][0]
     rest = [(k, round(float(v), 4)) for k, v in ranked if k != best][:3]
     return Choice(best, float(min(max(dist[best], 0.0), 1.0)), rest)
+
+
+def fit_words(texts: Sequence[str], items: Sequence[IndexedIssue]) -> LexicalModel:
+    """The words model of every dimension, fitted on labelled ``texts`` (aligned with ``items``)."""
+    idf = lexical.inverse_document_frequency(lexical.hashed(texts))
+    x = lexical.hashed(texts, idf)
+    heads = {}
+    for dim in DIMENSIONS:
+        known = [(i, label_value(item, dim)) for i, item in enumerate(items)]
+        rows = [(i, y) for i, y in known if y is not None]
+        if len({y for _, y in rows}) < 2:
+            continue
+        model = fit_softmax(x[[i for i, _ in rows]], [y for _, y in rows], LEXICAL_C,
+                            LEXICAL_STEPS, standardise=False)
+        heads[dim] = lexical.Head(classes=model.classes, weights=lexical.encode(model.weights),
+                                  bias=[round(float(b), 5) for b in model.bias])
+    return LexicalModel(idf=lexical.encode(idf), heads=heads)
 
 
 def _design(vectors: np.ndarray, features: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 from triagebot.domain.models import IndexedIssue
 from triagebot.engine import relevance
 from triagebot.engine.calibration import Calibration, Outcomes
-from triagebot.engine.classify import Classifier, Distribution, decide, label_value
+from triagebot.engine.classify import Classifier, Distribution, decide, fit_words, label_value
 from triagebot.engine.index import IssueIndex
 
 FOLDS = 5
@@ -111,11 +111,13 @@ def out_of_fold(
     k: int = FOLDS, fold_vectors: Sequence[np.ndarray] | None = None,
     progress: Callable[[str], None] = lambda _: None,
     parts: Sequence[Sequence[int]] | None = None,
+    texts: Sequence[str] | None = None,
 ) -> OutOfFold:
     """Fit one classifier per fold on the other folds and predict the held-out issues.
 
     ``parts`` fixes the folds (the encoder's fine-tuning chose them, and its per-fold vectors
-    are only honest for those); otherwise ``folds(n, k)``."""
+    are only honest for those); otherwise ``folds(n, k)``. With ``texts`` (each issue's cleaned
+    title and body) every fold also fits its words model on its own training texts."""
     n = len(items)
     parts = [list(p) for p in parts] if parts is not None else folds(n, k)
     k = len(parts)
@@ -131,9 +133,11 @@ def out_of_fold(
         train = [i for i in range(n) if i not in held]
         index = IssueIndex(embedder_name, vecs.shape[1], features.shape[1])
         index.add([items[i] for i in train], vecs[train], features[train])
-        classifier = Classifier.fit(vecs[train], features[train], [items[i] for i in train])
+        words = fit_words([texts[i] for i in train], [items[i] for i in train]) if texts else None
+        classifier = Classifier.fit(vecs[train], features[train], [items[i] for i in train], words)
         record.models.append(FoldModel(index, classifier, train))
-        dists = classifier.distributions(vecs[held_out], features[held_out])
+        dists = classifier.distributions(vecs[held_out], features[held_out],
+                                         [texts[i] for i in held_out] if texts else None)
         for pos, dist in zip(held_out, dists):
             record.dists[pos] = dist
             hits = index.search(vecs[pos], k=relevance.CANDIDATES)

@@ -134,7 +134,8 @@ def cross_validate(
     vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
     items = [r.to_indexed() for r in records]
     record = crossfit.out_of_fold(items, vectors, features, embedder.name, k,
-                                  fold_vectors=fold_vectors, progress=progress, parts=parts)
+                                  fold_vectors=fold_vectors, progress=progress, parts=parts,
+                                  texts=[a.full for a in analysed])
     covered = crossfit.held_out(parts) if parts is not None else list(range(len(records)))
     triages: list[Triage | None] = [None] * len(records)
     for number, model in enumerate(record.models):

@@ -117,7 +117,7 @@ def stated_as_offline(offline: Triage, refined: Triage) -> Triage:
 
 
 def fit_classifier(index: IssueIndex) -> Classifier:
-    return Classifier.fit(index.vectors, index.features, index.items)
+    return Classifier.fit(index.vectors, index.features, index.items, index.calibration.words)
 
 
 TITLE_CHARS = 300  # what the review page keeps of the issue's title
@@ -133,7 +133,7 @@ def predict(
     score clears its own threshold. Pure, given the fitted parts."""
     record = calibration or index.calibration
     thresholds = record.thresholds(targets)
-    dists = classifier.distributions(analysed.vector, analysed.features)[0]
+    dists = classifier.distributions(analysed.vector, analysed.features, [analysed.full])[0]
     choices = decide(dists)
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
     if rules.decisive(analysed.full, analysed.env):

@@ -152,7 +152,9 @@ class SharedIndex:
             return None
         index = self.current()
         try:
-            return art.version, classifier_from_bytes(art.body, index.dim + index.n_features)
+            classifier = classifier_from_bytes(art.body, index.dim + index.n_features)
+            classifier.words = index.calibration.words  # fitted at build time, kept in calibration
+            return art.version, classifier
         except (ValueError, KeyError) as exc:
             emit(log, "classifier artifact ignored", logging.WARNING, version=art.version,
                  error=str(exc)[:200])
@@ -190,7 +192,8 @@ def train(shared: SharedIndex, holder: str | None = None, force: bool = False) -
             if not force and latest is not None and latest.index_version >= version:
                 return {"trained": False, "reason": "the classifier is current"}
             vectors, features, items = index.vectors.copy(), index.features.copy(), list(index.items)
-        classifier = Classifier.fit(vectors, features, items)
+            words = index.calibration.words
+        classifier = Classifier.fit(vectors, features, items, words)
         artifact = shared.publish_classifier(classifier, version)
         publish_search(shared)
         confirmed = sum(item.status == "confirmed" for item in items)
