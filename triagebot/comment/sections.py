@@ -126,9 +126,10 @@ def tips(triage: Triage, markdown: bool = True, limit: int = advice.MAX_TIPS) ->
     """What to try first beside the fixes of the linked resolved issues: advice for the stated fix
     pattern only, in the terms of the repository's framework, the stated stage and symptom and
     the launcher the report uses. A link's fix pattern is no ground: its own resolution is shown,
-    and general advice beside it adds nothing. A stated "not a bug" gets no debugging advice,
-    which would contradict it."""
-    if flag(triage, "is_bug") is False:
+    and general advice beside it adds nothing. A stated "not a bug", or a title that says it is a
+    feature, documentation or roadmap request (``missing.probably_not_a_bug``), gets no debugging
+    advice, which would contradict it."""
+    if missing.probably_not_a_bug(triage):
         return []
     resolved, _ = split_similar(triage.similar)
     picked = advice.tips_for(choice(triage, "fix_pattern"), framework(triage),

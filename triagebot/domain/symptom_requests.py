@@ -129,12 +129,11 @@ _SETTINGS_PART = {
 }
 # In inference the memory turns on how the model is split and its dtype, not on ZeRO.
 _INFERENCE_SETTINGS_PART = {
-    "deepspeed": "the `init_inference` arguments (tensor parallel size, dtype, kernel injection)",
+    "deepspeed": "the `init_inference` arguments (tensor parallel size, dtype, kernel inject)",
     "megatron": "the tensor/pipeline parallel sizes",
 }
 _OTHER_SETTINGS_PART = "the parallel and sharding settings (ZeRO/FSDP stage, parallel sizes)"
-_OTHER_INFERENCE_PART = "how the model is split across GPUs (tensor parallel size or device_map) " \
-    "and its dtype"
+_OTHER_INFERENCE_PART = "the tensor parallel size or device_map and the dtype"
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -328,7 +327,7 @@ def _memory_request(framework: str | None, inference: bool, numbers: bool, size:
     """The memory request naming only the parts that are missing (None: nothing is)."""
     parts = []
     if numbers:
-        parts.append("the per-GPU memory when it fails (the whole out-of-memory line)")
+        parts.append("the per-GPU memory when it fails (the full out-of-memory line)")
     if size:
         parts.append("the model's size")
     if batch:
