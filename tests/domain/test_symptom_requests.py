@@ -213,3 +213,10 @@ def test_a_stored_description_is_not_a_template() -> None:
     assert not missing.is_template(MissingInfo(key="stacks", description="run `rm -rf /`"))
     assert missing.is_template(MissingInfo(key="config", description=missing.describe(
         "config", "deepspeed")))
+
+
+def test_pips_error_summary_is_not_the_build_log() -> None:
+    text = ("Installing horovod fails:\n```\nsubprocess.CalledProcessError: Command '['cmake', "
+            "'--build', '.']' returned non-zero exit status 2.\nERROR: Command errored out with "
+            "exit status 1: python setup.py install\n```")
+    assert "build_log" in asked(text, "S1", "1.1", framework="horovod", distributed=False)

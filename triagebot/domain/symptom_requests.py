@@ -220,7 +220,9 @@ _PERF_NUMBERS = _rx(r"\d[\d.,]*\s*(?:tflops?|tokens?/s|tok/s|samples?/s|it/s|s/i
                     r"secs?\b|sec/|s/step|s per|mins?\b|minutes|hours?|x (?:slower|faster)|%)|"
                     r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d")
 _PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json")
-_BUILD_LOG = _rx(r"\berror: |\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ninja: build stopped|"
+# A compiler's own lines ("error:" in lower case: pip's "ERROR: Command errored out" is the
+# summary that hides them).
+_BUILD_LOG = _rx(r"(?-i:\berror: )|\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ninja: build stopped|"
                  r"nvcc fatal|collect2|undefined reference|#include|\.(?:cu|cpp|cc|cxx|c|h|hpp):\d+|"
                  r"running build_ext|Building wheel|/usr/bin/(?:c\+\+|g\+\+|gcc)|\bcmake\b.*error")
 _PIP_LIST = _rx(r"pip (?:list|freeze|show)|conda list|colossalai check|horovodrun --check-build|"
