@@ -209,3 +209,16 @@ def test_a_report_naming_its_gpu_model_is_not_asked_for_the_hardware() -> None:
     assert extract(text).gpu_model == "A6000"
     assert "hardware" not in _keys(text, "S4", True)
     assert "hardware" in _keys("ZeRO-3 training hangs at the first step", "S4", True)
+
+
+def test_a_launcher_named_in_prose_is_not_a_launch_command() -> None:
+    prose = "Launching on multiple nodes gives a torchrun command not found error."
+    assert "launcher_command" in _keys(prose, "S2", True)
+    assert "launcher_command" not in _keys(prose + "\ntorchrun --nnodes 2 train.py", "S2", True)
+    assert "launcher_command" in _keys("The deepspeed config fails on 2 nodes.", "S2", True)
+
+
+def test_a_filled_in_environment_list_gives_the_versions() -> None:
+    text = ("FSDP fails with an error once mixed precision is on.\n- `Accelerate` version: 0.22.0\n"
+            "- PyTorch version (GPU?): 2.0.1+cu117 (True)\n")
+    assert "versions" not in _keys(text, "S4", True)

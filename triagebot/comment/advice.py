@@ -80,8 +80,9 @@ TIPS: tuple[Tip, ...] = (
          _BUILD),
     _tip("Run `colossalai check -i` to compare the CUDA versions of PyTorch and of the toolkit.",
          "F2", "colossalai", "", _BUILD),
-    _tip("Reinstall with `pip install --no-cache-dir horovod` and `HOROVOD_WITH_PYTORCH=1`, then "
-         "check the result with `horovodrun --check-build`.", "F2", "horovod", "S1"),
+    _tip("Reinstall with `pip install --no-cache-dir horovod`, with `HOROVOD_WITH_PYTORCH=1` or "
+         "`HOROVOD_WITH_TENSORFLOW=1` for the framework you use, then check the result with "
+         "`horovodrun --check-build`.", "F2", "horovod", "S1"),
     _tip("Check that `torch.version.cuda` matches what `nvcc --version` prints; native ops must "
          "be built with the CUDA major version PyTorch was built with.", "F2", "", "", _BUILD),
     _tip("Compare the installed versions (`pip list`) with the release the code you run was "

@@ -9,7 +9,15 @@ comment's, and a last line says whether the bot would post at all.
 from __future__ import annotations
 
 from triagebot.comment.posting import worth_posting
-from triagebot.comment.sections import asked_missing, choice, flag, pct, split_similar, tips
+from triagebot.comment.sections import (
+    asked_missing,
+    choice,
+    flag,
+    missing_plain,
+    pct,
+    split_similar,
+    tips,
+)
 from triagebot.domain import taxonomy
 from triagebot.domain.models import Similar, Triage
 from triagebot.text import sanitize
@@ -32,7 +40,7 @@ def render_text(triage: Triage) -> str:
     lines += _block("What to try first:", tips(triage, markdown=False))
     lines += _block("Similar issues:", [_similar(s) for s in resolved + unresolved])
     lines += _block("Missing information:",
-                    [sanitize.plain(m.description, 160) for m in asked_missing(triage)])
+                    [missing_plain(m) for m in asked_missing(triage)])
     lines += _block("Evidence:", _evidence(triage))
     lines += _block("Notes:", [sanitize.plain(n, 200) for n in triage.notes[:5]])
     posted = "yes" if worth_posting(triage) else "no, nothing clears the bar"

@@ -21,6 +21,7 @@ from triagebot.text import sanitize
 
 MAX_SIMILAR = 3  # the engine links 0-3 relevant issues; never more, whatever it hands over
 MAX_MISSING = missing.MAX_ASKED
+MISSING_CHARS = 200  # a whole request: the longest template is under it
 MAX_EVIDENCE = 3
 MAX_ALTERNATIVES = 2
 MIN_ALTERNATIVE = 0.15  # a runner-up under 15% tells a maintainer nothing
@@ -125,9 +126,10 @@ def tips(triage: Triage, markdown: bool = True, limit: int = advice.MAX_TIPS) ->
     """What to try first beside the fixes of the linked resolved issues: advice for the stated fix
     pattern only, in the terms of the repository's framework, the stated stage and symptom and
     the launcher the report uses. A link's fix pattern is no ground: its own resolution is shown,
-    and general advice beside it adds nothing. A stated "not a bug" gets no debugging advice,
-    which would contradict it."""
-    if flag(triage, "is_bug") is False:
+    and general advice beside it adds nothing. A stated "not a bug", or a title that says it is a
+    feature, documentation or roadmap request (``missing.probably_not_a_bug``), gets no debugging
+    advice, which would contradict it."""
+    if missing.probably_not_a_bug(triage):
         return []
     resolved, _ = split_similar(triage.similar)
     picked = advice.tips_for(choice(triage, "fix_pattern"), framework(triage),
@@ -206,7 +208,21 @@ def asked_missing(triage: Triage) -> list[MissingInfo]:
 
 
 def missing_lines(triage: Triage) -> list[str]:
-    return [f"- [ ] {sanitize.safe_inline(m.description, 160)}" for m in asked_missing(triage)]
+    """One checkbox per request. Our own requests (``missing.describe``'s templates) may quote a
+    command in backticks, kept as a code span as in the advice; any other text is plain."""
+    return [f"- [ ] {missing_markdown(m)}" for m in asked_missing(triage)]
+
+
+def missing_markdown(item: MissingInfo) -> str:
+    if missing.is_template(item):
+        return _tip_markdown(item.description)
+    return sanitize.safe_inline(item.description, MISSING_CHARS)
+
+
+def missing_plain(item: MissingInfo) -> str:
+    """The request for a terminal (``triage`` without ``--json``): code spans as plain text."""
+    text = item.description.replace("`", "") if missing.is_template(item) else item.description
+    return sanitize.plain(text, MISSING_CHARS)
 
 
 # --- the maintainers' block -------------------------------------------------------------------

@@ -1,0 +1,222 @@
+"""Requests keyed by symptom: what tells the causes of *this* symptom apart, asked only for a
+symptom the comment states (or its confident top choice in the stated stage), never for what the
+report already contains, at most three, and none on feature, documentation or roadmap issues."""
+from __future__ import annotations
+
+import pytest
+
+from triagebot.domain import missing, symptom_requests
+from triagebot.domain.environment import extract
+from triagebot.domain.models import MissingInfo, Prediction, Triage
+
+
+def _p(label_id: str, confidence: float = 0.95, abstained: bool = False) -> Prediction:
+    return Prediction(id=label_id, name=label_id, confidence=confidence, abstained=abstained)
+
+
+def triage_of(text: str, stage: str | None, symptom: str | None, *, framework: str | None = None,
+              title: str = "", symptom_confidence: float = 0.95, forced_symptom: str = "4.3",
+              distributed: bool = True) -> Triage:
+    """The engine's triage of ``text``: ``missing_info`` read from the text, with the given stage
+    and symptom stated (None: abstained; the symptom's top choice is then ``forced_symptom``)."""
+    items = missing.missing_info(text, extract(text), stage, distributed, framework=framework)
+    return Triage(
+        title=title,
+        stage=_p(stage) if stage else _p("S4", 0.3, abstained=True),
+        symptom=_p(symptom) if symptom else _p(forced_symptom, symptom_confidence, abstained=True),
+        root_cause=_p("unknown", 0.0, abstained=True), fix_pattern=_p("unknown", 0.0, abstained=True),
+        distributed_specific=_p("yes" if distributed else "no"), is_bug=_p("yes", 0.9),
+        missing_info=items)
+
+
+def asked(text: str, stage: str | None, symptom: str | None, **kw) -> list[str]:  # type: ignore[no-untyped-def]
+    return [m.key for m in missing.asked_in_comment(triage_of(text, stage, symptom, **kw))]
+
+
+def described(text: str, stage: str | None, symptom: str | None, **kw) -> str:  # type: ignore[no-untyped-def]
+    return " ".join(m.description for m in missing.asked_in_comment(triage_of(text, stage, symptom, **kw)))
+
+
+HANG = "ZeRO-3 training on 2 nodes hangs after a while, GPU utilization stays at 100%."
+
+
+def test_a_hang_report_gets_the_py_spy_and_nccl_debug_requests() -> None:
+    assert asked(HANG, "S4", "4.11") == ["stacks", "nccl_debug"]
+    text = described(HANG, "S4", "4.11")
+    assert "py-spy dump" in text and "NCCL_DEBUG=INFO" in text
+    assert "same step" in text  # the report does not say where it stops
+    assert "ds_report" not in text and "versions" not in text
+
+
+def test_a_hang_report_that_pasted_nccl_debug_output_is_not_asked_for_it() -> None:
+    pasted = HANG + "\n```\nnode1:123:456 [0] NCCL INFO Channel 00/02 : 0 1\n```"
+    assert asked(pasted, "S4", "4.11") == ["stacks"]
+    said = HANG + " I already ran with NCCL_DEBUG=INFO and saw nothing unusual."
+    assert "nccl_debug" not in asked(said, "S4", "4.11")
+
+
+def test_a_hang_report_with_py_spy_stacks_is_not_asked_for_them() -> None:
+    dumped = HANG + "\npy-spy dump of rank 0:\nThread 1234 (active): \"MainThread\"\n"
+    assert "stacks" not in asked(dumped, "S4", "4.11")
+
+
+def test_a_hang_report_saying_where_it_stops_is_not_asked_whether_it_is_the_same_step() -> None:
+    text = "Training hangs at step 4200 every time, on 8 GPUs."
+    assert "same step" not in described(text, "S4", "4.11")
+
+
+def test_an_nccl_timeout_gets_the_nccl_log_and_launch_command() -> None:
+    text = "Multi-node training fails: the NCCL watchdog times out on the first all_reduce."
+    assert asked(text, "S2", "2.2") == ["nccl_debug", "launcher_command", "hardware"]
+
+
+@pytest.mark.parametrize("error", ["RuntimeError: CUDA error: device-side assert triggered",
+                                   "CUDA error: an illegal memory access was encountered"])
+def test_a_device_side_assert_gets_the_cuda_launch_blocking_request_whatever_is_stated(
+        error: str) -> None:
+    text = (f"Training crashes at step 3.\n```\n{error}\nCUDA kernel errors might be asynchronously "
+            "reported at some other API call, so the stacktrace below might be incorrect.\n"
+            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n```")
+    assert asked(text, None, None)[0] == "launch_blocking"  # the CUDA message's own hint is no run
+    assert asked(text, "S4", "4.3") == ["launch_blocking"]
+    assert "CUDA_LAUNCH_BLOCKING=1" in described(text, None, None)
+    ran = text + "\nWith CUDA_LAUNCH_BLOCKING=1 the error points at the embedding lookup."
+    assert "launch_blocking" not in asked(ran, "S4", "4.3")
+
+
+def test_an_oom_report_is_asked_only_the_memory_facts_it_lacks() -> None:
+    bare = "Fine-tuning with ZeRO-3 runs out of memory."
+    assert asked(bare, "S4", "4.2", framework="deepspeed") == ["memory"]
+    full = described(bare, "S4", "4.2", framework="deepspeed")
+    assert "per-GPU memory" in full and "model's size" in full and "micro-batch" in full
+    assert "ZeRO stage" not in full  # the stage is named
+    told = ("Llama-2-13B with ZeRO stage 3, micro batch size 4, runs out of memory: torch.cuda."
+            "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    assert "memory" not in asked(told, "S4", "4.2", framework="deepspeed")
+
+
+def test_memory_requests_use_the_frameworks_and_the_stages_terms() -> None:
+    bare = "Running out of GPU memory."
+    assert "tensor/pipeline parallel sizes and recompute" in described(
+        bare, "S4", "4.2", framework="megatron")
+    assert "placement or offload" in described(bare, "S4", "4.2", framework="colossalai")
+    assert "init_inference" in described(bare, "S5", "5.2", framework="deepspeed")
+
+
+def test_a_host_memory_kill_asks_for_dmesg_not_for_gpu_memory() -> None:
+    text = "While partitioning the optimizer states the CPU runs out of memory and the job dies."
+    assert asked(text, "S4", "4.2", framework="deepspeed") == ["host_memory"]
+    assert "dmesg" in described(text, "S4", "4.2", framework="deepspeed")
+
+
+def test_a_divergence_report_is_asked_for_a_comparison_run_in_its_frameworks_terms() -> None:
+    text = "With bf16 the loss becomes nan after 2k steps."
+    assert asked(text, "S4", "4.1", framework="deepspeed") == ["baseline_run"]
+    assert "ZeRO stage 0" in described(text, "S4", "4.1", framework="deepspeed")
+    assert "TorchDDPPlugin" in described(text, "S4", "4.1", framework="colossalai")
+    assert "parallel size 1" in described(text, "S4", "4.1", framework="megatron")
+    compared = "The loss diverges with ZeRO-3 but converges with plain DDP."
+    assert described(compared, "S4", "4.1", framework="deepspeed").startswith("The loss curve")
+    shown = compared + "\n| step | loss |\n| 1 | 2.3 |\n"
+    assert "baseline_run" not in asked(shown, "S4", "4.1", framework="deepspeed")
+
+
+def test_a_slow_training_report_is_asked_for_numbers_and_a_profile() -> None:
+    assert asked("Training is much slower with ZeRO-3.", "S4", "4.1") == ["perf_numbers", "profile"]
+    measured = "Training reaches only 130 TFLOPS per GPU on H100."
+    assert asked(measured, "S4", "4.1") == ["profile"]
+
+
+def test_a_build_failure_without_compiler_output_is_asked_for_the_build_log() -> None:
+    text = "pip install horovod fails: Command errored out with exit status 1."
+    keys = asked(text, "S1", "1.1", framework="horovod", distributed=False)
+    assert keys[0] == "build_log" and len(keys) <= 3
+    assert "pip install -v --no-cache-dir horovod" in described(
+        text, "S1", "1.1", framework="horovod", distributed=False)
+    shown = text + "\n```\ncsrc/adam.cu(12): error: identifier \"__half\" is undefined\n```"
+    assert "build_log" not in asked(shown, "S1", "1.1", framework="horovod", distributed=False)
+
+
+def test_an_import_error_is_asked_for_pip_list() -> None:
+    text = "ImportError: cannot import name 'DeepSpeedPlugin' from 'accelerate'"
+    assert asked(text, "S1", "1.2", framework="deepspeed", distributed=False) == ["pip_list"]
+    assert "pip list" in described(text, "S1", "1.2", framework="deepspeed", distributed=False)
+    listed = text + "\npip list: deepspeed 0.9.0, torch 2.0.1, accelerate 0.10.0"
+    assert "pip_list" not in asked(listed, "S1", "1.2", framework="deepspeed", distributed=False)
+
+
+def test_a_checkpoint_report_is_asked_for_the_parallel_sizes_at_save_and_load() -> None:
+    text = "Loading the checkpoint fails with a size mismatch for the embedding weight."
+    assert asked(text, "S4", "4.10", framework="megatron")[0] == "ckpt_parallel"
+    assert "--tensor-model-parallel-size" in described(text, "S4", "4.10", framework="megatron")
+    sized = text + " It was saved with TP=2 and is loaded with TP=1."
+    assert "ckpt_parallel" not in asked(sized, "S4", "4.10", framework="megatron")
+
+
+def test_wrong_inference_output_is_asked_for_the_same_prompt_without_the_wrapper() -> None:
+    text = "init_inference with kernel injection generates garbage text."
+    assert asked(text, "S5", "5.3", framework="deepspeed") == ["baseline_output"]
+    assert "replace_with_kernel_inject=False" in described(text, "S5", "5.3", framework="deepspeed")
+
+
+def test_symptom_requests_need_a_stated_or_confident_symptom() -> None:
+    # nothing stated: the symptom's requests stay unasked (the generic fallback may remain)
+    assert not set(asked(HANG, None, None, forced_symptom="4.11")) & symptom_requests.KEYS
+    # stage stated, symptom not: only a confident top choice inside that stage keys requests
+    confident = asked(HANG, "S4", None, forced_symptom="4.11", symptom_confidence=0.9)
+    assert confident == ["stacks", "nccl_debug"]
+    unsure = asked(HANG, "S4", None, forced_symptom="4.11",
+                   symptom_confidence=missing.REQUEST_CONFIDENCE - 0.1)
+    assert not set(unsure) & symptom_requests.KEYS
+    outside = asked(HANG, "S5", None, forced_symptom="4.11", symptom_confidence=0.99)
+    assert not set(outside) & symptom_requests.KEYS
+
+
+def test_symptom_requests_replace_the_generic_checklist_and_stay_at_three() -> None:
+    text = ("Training hangs and then the NCCL watchdog times out. The program fails with an "
+            "error.")
+    items = missing.missing_info(text, extract(text), "S4", True, framework="deepspeed")
+    assert {"ds_report", "traceback"} <= {i.key for i in items}  # recorded for the review page
+    keys = asked(text, "S4", "4.7", framework="deepspeed")
+    assert keys == ["nccl_debug", "stacks", "traceback"] and "ds_report" not in keys
+
+
+def test_a_roadmap_or_feature_issue_gets_no_checklist() -> None:
+    for title in ("[Roadmap] Colossal-AI Q3", "[FEATURE]: FP8 support", "Add a sharded saver",
+                  "[REQUEST] universal checkpoint for ZeRO-1", "TODO: pipeline schedules"):
+        assert missing.asked_in_comment(triage_of(title + "\nit fails with an error", "S4", "4.3",
+                                                  title=title)) == [], title
+    roadmap = "Plans for the next release\n- [ ] FP8\n- [ ] MoE\n- [ ] context parallel\n"
+    assert missing.missing_info(roadmap, extract(roadmap), "S4", True) == []
+    template = ("Support for X\n### 🚀 The feature, motivation and pitch\nIt would help to train "
+                "larger models; it fails with an error today.")
+    assert missing.missing_info(template, extract(template), "S4", True) == []
+
+
+def test_a_bug_report_with_its_templates_checkboxes_still_gets_requests() -> None:
+    text = ("[BUG]: training hangs\n- [x] Searched the existing issues\n- [x] Checked the latest "
+            "main branch\n" + HANG)
+    assert asked(text, "S4", "4.11", title="[BUG]: training hangs") == ["stacks", "nccl_debug"]
+
+
+def test_every_request_template_is_short_plain_text_with_balanced_code_spans() -> None:
+    texts = symptom_requests.all_descriptions()
+    assert {symptom_requests.describe(k, None) for k in symptom_requests.KEYS} <= texts
+    for text in texts:
+        assert len(text) <= 200 and text.count("`") % 2 == 0, text
+        assert "http" not in text and "@" not in text and "#" not in text, text
+
+
+def test_a_stored_description_is_not_a_template() -> None:
+    assert missing.is_template(MissingInfo(key="stacks", description=symptom_requests.describe(
+        "stacks", None)))
+    assert not missing.is_template(MissingInfo(key="stacks", description="run `rm -rf /`"))
+    assert missing.is_template(MissingInfo(key="config", description=missing.describe(
+        "config", "deepspeed")))
+
+
+def test_pips_error_summary_is_not_the_build_log() -> None:
+    text = ("Installing horovod fails:\n```\nsubprocess.CalledProcessError: Command '['cmake', "
+            "'--build', '.']' returned non-zero exit status 2.\nERROR: Command errored out with "
+            "exit status 1: python setup.py install\n```")
+    assert "build_log" in asked(text, "S1", "1.1", framework="horovod", distributed=False)

@@ -1,0 +1,357 @@
+"""Requests that tell the causes of one symptom apart. Pure.
+
+"Run ds_report" or "share your config" fits every report and so separates no causes; maintainers
+read such a checklist as noise. For each symptom of the taxonomy (paper section 3.1) a maintainer
+asks for the one thing that would tell its usual causes (section 3.2) apart:
+
+- a hang or stall: a stack of every rank (``py-spy dump``) and the ``NCCL_DEBUG=INFO`` log;
+- loss divergence, NaN or an accuracy gap: the same run without the new option, and the loss;
+- a CUDA device-side assert or illegal memory access: the traceback with ``CUDA_LAUNCH_BLOCKING=1``;
+- out of memory: per-GPU memory at the failure, model size, micro-batch and parallel settings;
+- a failed build: the full compiler output (and the CUDA versions, ``missing.py``'s ``cuda``);
+- an import error: ``pip list`` of the framework and torch;
+- a checkpoint that will not load: the parallel sizes used to save and to load.
+
+``requests`` (called through ``missing.missing_info``, which has the text) records each such
+request whose symptom the text speaks of (a *cue*: "hangs", "out of memory", ...) and whose item
+the text lacks; ``missing.asked_in_comment`` asks them only for a symptom the comment states (or
+its confident top choice inside the stated stage). Every presence check errs towards "present":
+asking for what a report already contains is worse than not asking.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+
+from triagebot.domain.models import Environment, MissingInfo
+
+# What each symptom's requests are, in priority order: keys of this module and of ``missing``
+# (``traceback``, ``launcher_command``, ``hardware``, ``config``, ``ds_report``, ``cuda``,
+# ``versions``). A symptom absent here falls back to the stage's own checklist.
+PROFILES: dict[str, tuple[str, ...]] = {
+    "1.1": ("build_log", "ds_report", "cuda", "versions"),
+    "5.6": ("build_log", "ds_report", "cuda", "versions"),
+    "1.2": ("pip_list", "traceback"),
+    "5.11": ("pip_list", "traceback"),
+    "4.12": ("pip_list", "traceback"),
+    "2.1": ("stacks", "launcher_command", "traceback"),
+    "2.2": ("nccl_debug", "launcher_command", "hardware"),
+    "2.3": ("config", "traceback"),
+    "3.1": ("ckpt_parallel", "traceback"),
+    "3.2": ("config", "traceback"),
+    "3.4": ("memory", "host_memory"),
+    "4.1": ("baseline_run", "perf_numbers", "profile"),
+    "4.2": ("memory", "host_memory"),
+    "4.3": ("traceback",),
+    "4.4": ("baseline_run", "traceback"),
+    "4.7": ("nccl_debug", "stacks", "traceback"),
+    "4.8": ("host_memory", "traceback"),
+    "4.10": ("ckpt_parallel", "traceback"),
+    "4.11": ("stacks", "nccl_debug"),
+    "5.1": ("traceback",),
+    "5.2": ("memory", "host_memory"),
+    "5.3": ("baseline_output",),
+    "5.4": ("perf_numbers", "profile"),
+    "5.5": ("ckpt_parallel", "traceback"),
+    "5.9": ("baseline_output",),
+}
+# Asked whatever is stated: the report quotes the error itself (a device-side assert), so the
+# symptom is the reporter's own words, not a guess.
+TEXT_TRIGGERED = frozenset({"launch_blocking"})
+KEYS = frozenset({"build_log", "pip_list", "stacks", "nccl_debug", "memory", "host_memory",
+                  "baseline_run", "baseline_output", "perf_numbers", "profile", "ckpt_parallel",
+                  "launch_blocking"})
+
+DESCRIPTIONS: dict[str, str] = {
+    "nccl_debug": "The log of every rank with `NCCL_DEBUG=INFO` set.",
+    "memory": "The per-GPU memory when it fails, the model's size, the micro-batch size and the "
+    "parallel and sharding settings.",
+    "baseline_run": "The same run with the new option turned off, to show which change brings "
+    "it, and the loss curves of both.",
+    "stacks": "A stack of every rank while it hangs: `py-spy dump --pid PID` for each process "
+    "(`pip install py-spy`).",
+    "launch_blocking": "The error again with `CUDA_LAUNCH_BLOCKING=1` set, so the traceback "
+    "points at the kernel that failed.",
+    "host_memory": "The end of `dmesg` on the node (it shows whether the OOM killer stopped the "
+    "process) and the CPU memory in use when it stops.",
+    "perf_numbers": "The speed you measure and the one you expect (for example tokens/s, "
+    "samples/s or time per step), and where the expected figure comes from.",
+    "profile": "A profile of a few steps (`torch.profiler` or `nsys profile`) that shows whether "
+    "compute, communication or data loading takes the time.",
+    "build_log": "The full build output from the first error on (`pip install -v`), not only "
+    "the last lines.",
+    "pip_list": "The `pip list` lines of the framework, torch and the package that fails to "
+    "import, and how each was installed (pip, conda or from source).",
+    "ckpt_parallel": "The parallel sizes (data, tensor and pipeline; sharding or ZeRO stage) "
+    "used when the checkpoint was saved and when it is loaded.",
+    "baseline_output": "The output of the same input without the distributed wrapper (one GPU, "
+    "no tensor parallelism), beside the wrong one.",
+}
+FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
+    ("build_log", "deepspeed"): "The full build output from the first error on (`pip install -v` "
+    "or the JIT build's ninja log), not only the final RuntimeError.",
+    ("build_log", "horovod"): "The full output of `pip install -v --no-cache-dir horovod` from "
+    "the first error on (pip hides it behind \"Command errored out\").",
+    ("build_log", "megatron"): "The full build output of the extension that fails (Apex, "
+    "Transformer Engine or Megatron's own) from the first error on.",
+    ("pip_list", "deepspeed"): "The `pip list` lines of deepspeed, torch, transformers and the "
+    "package that fails to import, and how each was installed.",
+    ("pip_list", "colossalai"): "The output of `colossalai check -i` and the `pip list` line of "
+    "the package that fails to import.",
+    ("pip_list", "megatron"): "The Megatron-LM commit and the `pip list` lines of torch, "
+    "transformer-engine and apex (or the NGC container tag).",
+    ("pip_list", "horovod"): "The `pip list` lines of horovod and of TensorFlow or PyTorch, and "
+    "the output of `horovodrun --check-build`.",
+    ("ckpt_parallel", "deepspeed"): "The ZeRO stage and number of GPUs used when saving and when "
+    "loading the checkpoint, and how it is loaded (`load_checkpoint` or `zero_to_fp32.py`).",
+    ("ckpt_parallel", "megatron"): "The `--tensor-model-parallel-size`, "
+    "`--pipeline-model-parallel-size` and `--ckpt-format` used when saving and when loading.",
+    ("ckpt_parallel", "colossalai"): "The plugin and its tp/pp sizes used when saving and when "
+    "loading the checkpoint, and the `booster.save_model` / `load_model` calls.",
+    ("baseline_output", "deepspeed"): "The output of the same prompt with plain Hugging Face "
+    "`generate` and with `replace_with_kernel_inject=False`, beside the wrong one.",
+    ("baseline_output", "megatron"): "The output of the same prompt with tensor and pipeline "
+    "parallel size 1, beside the wrong one.",
+    ("baseline_output", "colossalai"): "The output of the same prompt from the model without "
+    "Colossal-AI (plain Hugging Face), beside the wrong one.",
+}
+# The change to undo in the comparison run that shows which one brings a divergence.
+_BASELINE_CHANGE = {
+    "deepspeed": "ZeRO stage 0 (or fp16/bf16 off)",
+    "megatron": "tensor and pipeline parallel size 1 (or without --fp16/--bf16)",
+    "colossalai": "`TorchDDPPlugin` instead of your plugin (or without mixed precision)",
+}
+_SETTINGS_PART = {
+    "deepspeed": "the ZeRO stage and offload settings",
+    "megatron": "the tensor/pipeline parallel sizes and recompute settings",
+    "colossalai": "the plugin and its placement or offload settings",
+}
+# In inference the memory turns on how the model is split and its dtype, not on ZeRO.
+_INFERENCE_SETTINGS_PART = {
+    "deepspeed": "the `init_inference` arguments (tensor parallel size, dtype, kernel inject)",
+    "megatron": "the tensor/pipeline parallel sizes",
+}
+_OTHER_SETTINGS_PART = "the parallel and sharding settings (ZeRO/FSDP stage, parallel sizes)"
+_OTHER_INFERENCE_PART = "the tensor parallel size or device_map and the dtype"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I | re.M)
+
+
+# --- cues: the text speaks of this kind of failure ---------------------------------------------
+_HANG = _rx(r"\b(?:hangs?|hanging|hung|stuck|freez\w*|frozen|deadlock\w*|stall\w*|no progress|"
+            r"waits? forever|never (?:finish|return|end)s?)\b")
+_NCCL = _rx(r"nccl|\btime ?outs?\b|timed out|watchdog|connection (?:refused|reset|closed)|socket|"
+            r"all_?reduce|all_?gather|reduce_scatter|collective|barrier|ProcessGroup")
+_DIVERGENCE = _rx(
+    r"\bnan\b(?! iterations)|\binf(?:inite)? loss|diverg\w*|\bnot converg\w*|(?:doesn'?t|does not|didn'?t|won'?t|"
+    r"fails? to) converge|loss (?:spike|explo\w*|increas\w*|goes up|blows? up|jumps?)|"
+    r"(?:higher|worse|different|wrong|abnormal|strange) (?:training )?loss|"
+    r"loss (?:is|was|becomes|stays) (?:much )?(?:higher|worse|different|wrong|abnormal|nan|inf|"
+    r"zero|0|constant|flat)|accuracy (?:drop|gap|degrad)\w*|"
+    r"(?:lower|worse|random[\w-]*|bad|poor|low) (?:accuracy|acc|f1|results|quality)\b|"
+    r"grad(?:ient)?[ _]norm (?:is )?(?:nan|inf)")
+_PERF = _rx(r"\bslow\w*|throughput|\bspeed|\btflops?\b|\bmfu\b|tokens?/s|samples?/s|\bit/s|"
+            r"latency|faster|utili[sz]ation|performance")
+_MEMORY = _rx(r"out of memory|\bOOMs?\b|OutOfMemory|memory (?:usage|use|leak|consumption|footprint|"
+              r"spikes?|grows?|increas\w*|errors?|issues?|problems?|reduction|efficien\w*)|"
+              r"(?:gpu|cuda|vram|more|high|higher|peak|much) memory|memory (?:per|on each) gpu")
+_HOST_KILL = _rx(r"\bkilled\b|SIGKILL|signal 9|exit ?code:? ?-9|exitcode\s*:\s*-9|oom[- ]?kill")
+_BUILD = _rx(r"\b(?:nvcc|compil\w*|build\w*|extension|op_builder|setup\.py|wheel|ninja|gcc|g\+\+|"
+             r"cmake|install\w*)")
+_IMPORT = _rx(r"\bimport|ModuleNotFound|No module named|undefined symbol|has no attribute")
+_CHECKPOINT = _rx(r"checkpoint|\bckpt|state_dict|zero_to_fp32|safetensors|\bresum\w*|"
+                  r"\b(?:save|load)\w*\b[^.\n]{0,40}\bmodel")
+_OUTPUT = _rx(r"output|result|generat\w*|garbage|gibberish|differ\w*|wrong|inconsisten\w*|"
+              r"mismatch\w*|repeat\w*|answer")
+_DEVICE_ASSERT = _rx(r"device-side assert|illegal memory access|misaligned address|"
+                     r"unspecified launch failure|CUBLAS_STATUS_EXECUTION_FAILED")
+
+# --- presence: the report already contains the item ---------------------------------------------
+_STACKS = _rx(r"py-?spy|faulthandler|\bgdb\b|\bpstack\b|Thread 0x|most recent call first|"
+              r"Current thread|dump_traceback|stack ?(?:traces?|dumps?) (?:of|from|for) "
+              r"(?:all|each|every)|Thread \d+ \(\w+\)")
+_NCCL_DEBUG = _rx(r"NCCL_DEBUG|NCCL INFO|\bNCCL WARN\b|NCCL debug")
+_SAME_STEP = _rx(r"same (?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
+                 r"(?:step|iteration|iter|epoch)s? \d|\d+[kKmM]? (?:steps|iterations|iters|epochs)|"
+                 r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random")
+_BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\bwithout (?:deepspeed|zero|fsdp|"
+                r"offload|fp16|bf16|mixed precision|amp|the plugin|megatron|colossal\w*|"
+                r"tensor parallel\w*|pipeline parallel\w*|sequence parallel\w*|context parallel\w*)|"
+                r"\bwith (?:plain |torch |pytorch )?ddp\b|\bworks? (?:fine |well |correctly |"
+                r"normally |as expected )?(?:with|on|without|when|if|for)\b|\bsingle[- ]gpu\b|"
+                r"\bone gpu\b|\bwhereas\b|\bwhile (?:with|using)\b|\bswitch\w* (?:to|back|off)|"
+                r"\bdisabl\w*|\bturn\w* off\b|\bonly (?:with|when)\b|(?:stage|zero)[- ]?[0-3] "
+                r"(?:works|is fine|gives)|\bdiffer\w* (?:between|from|across)|\bbetween\b[^.\n]{0,40}"
+                r"\band\b|\bdifferent (?:results|loss\w*|outputs?|values)\b|(?:with|using) (?:pure |"
+                r"plain |only )?(?:data parallel\w*|ddp|fp32)\b|\b(?:previous|old|earlier) "
+                r"(?:version|release|commit)")
+_LOSS_CURVE = _rx(r"loss curve|loss plot|curves?\b|wandb|tensorboard|!\[|<img|\.png|screenshot|"
+                  r"\bplot|\bgraph|loss[:=]?\s*[-+]?\d|lm loss|\|\s*loss|loss (?:values?|"
+                  r"trajector\w*|history|logs?)\b|^\s*\|\s*\d+\s*\|\s*[-+]?\d")
+_MEMORY_NUMBERS = _rx(r"Tried to allocate|total capacity|\bGi?B (?:free|reserved|allocated|used)|"
+                      r"\d+(?:\.\d+)?\s*(?:GiB|GB|MiB|MB|G)\b|nvidia-smi|memory_(?:allocated|"
+                      r"reserved|summary)|max_memory|see_memory_usage")
+_MODEL_SIZE = _rx(r"\b\d+(?:\.\d+)?\s?[bBmM]\b|\b\d+(?:\.\d+)?\s?(?:billion|million)\b|"
+                  r"param(?:eter)?s?\b[^.\n]{0,20}\d|\b(?:llama|opt|gpt|bloom|t5|qwen|mistral|"
+                  r"mixtral|falcon|bert|vit|glm|chatglm|baichuan|gemma|phi|deepseek|pythia|roberta|"
+                  r"whisper|clip|unet|stable[- ]diffusion|resnet)[\w.-]*")
+_MICRO_BATCH = _rx(r"batch[_ -]?size|micro[_ -]?batch|\bmbs\b|\bgbs\b|\bbsz?\s*[=:]|"
+                   r"per_device_train_batch|batch of \d+|\bbatch \d+")
+_SETTINGS = {
+    "deepspeed": _rx(r"zero[_ -]?(?:stage|optimization|[0-3]\b|\+\+|infinity)|stage\W{0,3}[0-3]\b|"
+                     r"offload|ds_config|\"stage\"|init_inference\(|mp_size|tp_size|"
+                     r"tensor_parallel"),
+    "megatron": _rx(r"tensor[_-](?:model[_-])?parallel|pipeline[_-](?:model[_-])?parallel|"
+                    r"\b[tp]p\s*[=:]?\s*\d|recompute|distributed[_-]optimizer"),
+    "colossalai": _rx(r"\w+Plugin\b|placement|--plugin|\bzero\b|offload"),
+}
+_OTHER_SETTINGS = _rx(r"fsdp|zero|shard\w*|tensor[ _-]parallel|pipeline[ _-]parallel|\bddp\b|"
+                      r"offload|device_map|\b[tp]p\s*[=:]?\s*\d")
+# Memory of the host, not of the GPUs (a CPU OOM asks for dmesg, not for nvidia-smi).
+_CPU_OOM = _rx(r"\b(?:cpu|host|system|RAM)\b[^.\n]{0,25}(?:\bOOM\b|out of memory|runs? out|"
+               r"exhaust\w*)|(?:\bOOM\b|out of memory)[^.\n]{0,15}\b(?:cpu|host|system|RAM)\b")
+_GPU_MEMORY = _rx(r"cuda out of memory|CUDA OOM|OutOfMemoryError|\b(?:gpu|cuda|device)\b[^.\n]{0,15}"
+                  r"memory|vram|Tried to allocate")
+_HOST_LOG = _rx(r"dmesg|oom-kill|Out of memory: Kill|Killed process|memory cgroup")
+_PERF_NUMBERS = _rx(r"\d[\d.,]*\s*(?:tflops?|tokens?/s|tok/s|samples?/s|it/s|s/it|ms\b|seconds?|"
+                    r"secs?\b|sec/|s/step|s per|mins?\b|minutes|hours?|x (?:slower|faster)|%)|"
+                    r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d")
+_PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json")
+# A compiler's own lines ("error:" in lower case: pip's "ERROR: Command errored out" is the
+# summary that hides them).
+_BUILD_LOG = _rx(r"(?-i:\berror: )|\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ninja: build stopped|"
+                 r"nvcc fatal|collect2|undefined reference|#include|\.(?:cu|cpp|cc|cxx|c|h|hpp):\d+|"
+                 r"running build_ext|Building wheel|/usr/bin/(?:c\+\+|g\+\+|gcc)|\bcmake\b.*error")
+_PIP_LIST = _rx(r"pip (?:list|freeze|show)|conda list|colossalai check|horovodrun --check-build|"
+                r"collect_env|PyTorch version:")
+_PARALLEL_SIZES = _rx(r"(?:\btp|\bpp|\bdp|tensor[_ -](?:model[_ -])?parallel(?:[_ -]size)?|"
+                      r"pipeline[_ -](?:model[_ -])?parallel(?:[_ -]size)?|world[_ ]size|"
+                      r"zero[_ -]?(?:stage)?|stage)\s*[=:]?\s*\d|\b(?:tp|pp|dp)\d+|"
+                      r"\d+\s*(?:gpus|nodes|ranks|cards)|zero[- ]?[0-3]\b|"
+                      r"(?:tensor|pipeline)[_-](?:model[_-])?parallel[_-]size|"
+                      r"num_(?:processes|machines|gpus|nodes)\s*[=:]\s*\d|nproc[_-]per[_-]node\W{1,3}\d")
+_OUTPUT_BASELINE = _rx(r"without (?:deepspeed|kernel|injection|tp|tensor parallel\w*|megatron|"
+                       r"colossal\w*)|\bvs\.?\s|compar\w*|replace_with_kernel_inject\s*=\s*False|"
+                       r"baseline|expected output|(?:hf|transformers|huggingface|single[- ]gpu|"
+                       r"one gpu)[^.\n]{0,30}(?:gives|outputs?|produces|works|is (?:fine|correct))")
+# The CUDA error message itself suggests the setting; only the reporter's own use of it counts.
+_LAUNCH_BLOCKING_HINT = _rx(r"consider passing CUDA_LAUNCH_BLOCKING=1\.?")
+_LAUNCH_BLOCKING = _rx(r"CUDA_LAUNCH_BLOCKING")
+
+
+def requests(text: str, env: Environment, framework: str | None, stage: str | None = None,
+             config_shown: bool = False) -> list[MissingInfo]:
+    """The symptom-keyed requests this report calls for: the text speaks of the symptom (its cue)
+    and lacks the item. Which of them a comment asks depends on what it states (``PROFILES``).
+    ``stage``: the engine's stated stage (inference words the memory request differently);
+    ``config_shown``: the report shows its configuration (``missing``'s check), which holds the
+    parallel and ZeRO settings."""
+    found: list[MissingInfo] = []
+
+    def add(key: str, description: str | None = None) -> None:
+        found.append(MissingInfo(key=key, description=description or describe(key, framework)))
+
+    if _DEVICE_ASSERT.search(text) and not _LAUNCH_BLOCKING.search(
+            _LAUNCH_BLOCKING_HINT.sub("", text)):
+        add("launch_blocking")
+    hang = bool(_HANG.search(text))
+    if hang and not _STACKS.search(text):
+        add("stacks")
+    if (hang or _NCCL.search(text)) and not _NCCL_DEBUG.search(text):
+        add("nccl_debug", _nccl_debug(hang and not _SAME_STEP.search(text)))
+    if _DIVERGENCE.search(text):
+        baseline = _baseline_run(framework, not _BASELINE.search(text),
+                                 not _LOSS_CURVE.search(text))
+        if baseline:
+            add("baseline_run", baseline)
+    elif _PERF.search(text):
+        if not _PERF_NUMBERS.search(text):
+            add("perf_numbers")
+        if not _PROFILE.search(text):
+            add("profile")
+    host = bool(_HOST_KILL.search(text) or _CPU_OOM.search(text))
+    if _MEMORY.search(text) and (_GPU_MEMORY.search(text) or not host):
+        memory = _memory(text, framework, stage == "S5", config_shown)
+        if memory:
+            add("memory", memory)
+    if host and not _HOST_LOG.search(text):
+        add("host_memory")
+    if _BUILD.search(text) and not _BUILD_LOG.search(text):
+        add("build_log")
+    if _IMPORT.search(text) and not _PIP_LIST.search(text) and not (
+            env.framework_version and env.torch):
+        add("pip_list")
+    if _CHECKPOINT.search(text) and not _PARALLEL_SIZES.search(text):
+        add("ckpt_parallel")
+    if _OUTPUT.search(text) and not _OUTPUT_BASELINE.search(text):
+        add("baseline_output")
+    return found
+
+
+def describe(key: str, framework: str | None) -> str:
+    """The request in the framework's own terms (the generic wording for other repositories)."""
+    return FRAMEWORK_DESCRIPTIONS.get((key, framework or ""), DESCRIPTIONS.get(key, ""))
+
+
+def _nccl_debug(ask_same_step: bool) -> str:
+    """The NCCL log request; for a hang whose report does not say where it stops, also that."""
+    tail = ", and whether it stops at the same step every time" if ask_same_step else ""
+    return f"The log of every rank with `NCCL_DEBUG=INFO` set{tail}."
+
+
+def _baseline_run(framework: str | None, no_baseline: bool, no_curve: bool) -> str | None:
+    """The comparison that shows which change brings a divergence, and/or the loss it shows."""
+    change = _BASELINE_CHANGE.get(framework or "", "the new option turned off (plain DDP, or "
+                                  "without mixed precision or sharding)")
+    if no_baseline and no_curve:
+        return f"The loss curves of your run and of the same run with {change}, to show which " \
+               "change brings it."
+    if no_baseline:
+        return f"The same run with {change}, to show which change brings it."
+    if no_curve:
+        return "The loss curve (or the logged loss per step) of both runs."
+    return None
+
+
+def _memory(text: str, framework: str | None, inference: bool, config_shown: bool) -> str | None:
+    """What of per-GPU memory, model size, micro-batch and parallel settings the report lacks."""
+    settings = config_shown or _SETTINGS.get(framework or "", _OTHER_SETTINGS).search(text)
+    return _memory_request(framework, inference, not _MEMORY_NUMBERS.search(text),
+                           not _MODEL_SIZE.search(text), not _MICRO_BATCH.search(text),
+                           not settings)
+
+
+def _memory_request(framework: str | None, inference: bool, numbers: bool, size: bool,
+                    batch: bool, settings: bool) -> str | None:
+    """The memory request naming only the parts that are missing (None: nothing is)."""
+    parts = []
+    if numbers:
+        parts.append("the per-GPU memory when it fails (the full out-of-memory line)")
+    if size:
+        parts.append("the model's size")
+    if batch:
+        parts.append("the batch size and sequence length" if inference
+                     else "the micro-batch size and sequence length")
+    if settings:
+        parts.append(_INFERENCE_SETTINGS_PART.get(framework or "", _OTHER_INFERENCE_PART)
+                     if inference else _SETTINGS_PART.get(framework or "", _OTHER_SETTINGS_PART))
+    if not parts:
+        return None
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return listed[0].upper() + listed[1:] + "."
+
+
+@functools.cache
+def all_descriptions() -> frozenset[str]:
+    """Every request text this module can write: the comment keeps code spans only in these."""
+    texts = set(DESCRIPTIONS.values()) | set(FRAMEWORK_DESCRIPTIONS.values())
+    texts |= {_nccl_debug(same) for same in (False, True)}
+    for framework in (*_BASELINE_CHANGE, None):
+        for flags in itertools.product((False, True), repeat=5):
+            texts.add(_memory_request(framework, *flags) or "")
+        for no_baseline, no_curve in itertools.product((False, True), repeat=2):
+            texts.add(_baseline_run(framework, no_baseline, no_curve) or "")
+    return frozenset(texts - {""})
