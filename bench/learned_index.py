@@ -8,7 +8,8 @@ triage latency over the cache, against a real PostgreSQL (or a SQLite file).
 Synthetic issues (clustered unit vectors, 384 dims like all-MiniLM-L6-v2, zero rule features) are
 imported with ``index import``'s code; then:
 
-- cold load: a new ``SharedIndex`` reads every row and builds its faiss cache (IVF-PQ from 50k);
+- cold load: a new ``SharedIndex`` reads every row and builds its faiss cache (adopting the IVF-PQ
+  structure stored at import), ``--loads`` times, each with its own connections and cache;
 - catch-up: another process writes ``--new`` issues (one change of that many rows, then as many
   one-row changes), and the cold process's ``catch_up()`` is timed;
 - triage: ``refresh()`` then ``triage()`` as a job does, over the 100k cache, with the hashing
@@ -92,6 +93,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--new", type=int, default=100)
     parser.add_argument("--triages", type=int, default=200)
+    parser.add_argument("--loads", type=int, default=3, help="cold loads to time (median shown)")
     parser.add_argument("--dim", type=int, default=384)
     args = parser.parse_args()
     if not args.db:
@@ -126,11 +128,15 @@ def main() -> None:
         del index
         rows.append(("synthetic index built / imported", f"{built:.1f} s / {imported:.1f} s"))
 
-        cold = SharedIndex(LearnedStore(Database(url, pool_size=2)))
-        started = time.perf_counter()
-        cache = cold.current()
-        load_s = time.perf_counter() - started
-        rows.append((f"cold load of {len(cache):,} issues", f"{load_s:.2f} s (target <= 10 s)"))
+        loads = []
+        for _ in range(args.loads):  # a fresh process's cache each time; the last one goes on
+            cold = SharedIndex(LearnedStore(Database(url, pool_size=2)))
+            started = time.perf_counter()
+            cache = cold.current()
+            loads.append(time.perf_counter() - started)
+        each = ", ".join(f"{s:.2f}" for s in loads)
+        rows.append((f"cold load of {len(cache):,} issues, median of {len(loads)}",
+                     f"{statistics.median(loads):.2f} s ({each}; target <= 10 s)"))
 
         writer.current()
         items, vectors = new_entries(args.new, 0, args.dim)
