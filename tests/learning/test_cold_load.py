@@ -32,12 +32,13 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def test_a_cold_load_in_small_batches_rebuilds_the_writers_cache(
         url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     hashing_index().save(tmp_path / "seed")
-    writer = shared.open_shared(LearnedStore(Database(url, pool_size=2)), tmp_path / "seed")
+    writer_db, cold_db = Database(url, pool_size=2), Database(url, pool_size=2)
+    writer = shared.open_shared(LearnedStore(writer_db), tmp_path / "seed")
     with writer.writing() as index:  # a tombstone: never part of a cold load
         index.remove({index.items[0].key})
     expected = writer.current()
     monkeypatch.setattr(shared, "LOAD_BATCH", 7)  # many batches, the last one short
-    cold = shared.SharedIndex(LearnedStore(Database(url, pool_size=2)))
+    cold = shared.SharedIndex(LearnedStore(cold_db))
     loaded = cold.current()
     assert cold.version == writer.version
     assert sorted(loaded.keys()) == sorted(expected.keys()) and len(loaded) == len(expected) > 7
@@ -46,6 +47,8 @@ def test_a_cold_load_in_small_batches_rebuilds_the_writers_cache(
         assert row is not None and mine is not None and loaded.items[row] == item
         assert np.array_equal(loaded.vectors[row], expected.vectors[mine])
         assert np.array_equal(loaded.features[row], expected.features[mine])
+    writer_db.close()
+    cold_db.close()
 
 
 def test_the_database_streams_every_row_in_batches_and_can_stop_early(url: str) -> None:
