@@ -22,8 +22,18 @@ from triagebot.llm import answer as llm_answer
 from triagebot.llm import combine
 from triagebot.llm import prompt as llm_prompt
 from triagebot.llm import summary as llm_summary
-from triagebot.llm.store import (AnswerCache, AnswerStore, Budget, CallBudget, Clock, DbAnswerCache,
-                                 DbBudget, LLMStats, StatsRecorder, cache_key)
+from triagebot.llm.store import (
+    AnswerCache,
+    AnswerStore,
+    Budget,
+    CallBudget,
+    Clock,
+    DbAnswerCache,
+    DbBudget,
+    LLMStats,
+    StatsRecorder,
+    cache_key,
+)
 from triagebot.settings import LLMConfigError, LLMSettings, Settings
 
 if TYPE_CHECKING:  # annotations only; the runtime import is in the functions below

@@ -15,7 +15,7 @@ from werkzeug.serving import make_server
 from triagebot.github import client as github
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
 from triagebot.learning.live import LiveEngine, correct_by_command, make_indexer
-from triagebot.learning.shared import SharedIndex, start_trainer
+from triagebot.learning.shared import SharedIndex, start_listener, start_trainer
 from triagebot.learning.visibility import IndexKeeper
 from triagebot.logs import emit, setup
 from triagebot.service import housekeeping, rq_transport
@@ -129,6 +129,7 @@ def start_learning(settings: Settings, deps: Deps, stop: threading.Event) -> thr
     live = getattr(deps.engine, "live", None)
     if not isinstance(live, SharedIndex):
         return None
+    start_listener(live, stop)  # PostgreSQL: changes are applied as they commit, not at the next job
     return start_trainer(live, settings.retrain_interval, stop)
 
 

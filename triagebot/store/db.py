@@ -235,6 +235,25 @@ class Database:
             finally:
                 cursor.close()
 
+    def notifications(self, channel: str, stop: threading.Event, wait_s: float = 1.0) -> Iterator[str]:
+        """PostgreSQL: the payloads of ``NOTIFY channel`` as they arrive (``LISTEN`` on a session
+        of its own, outside the pool: it stays open), until ``stop`` is set; a dropped session is
+        reopened after ``wait_s`` (what was sent meanwhile is lost: listeners only hurry what
+        callers catch up on anyway). SQLite has no notifications: nothing is yielded."""
+        if not self.postgres:
+            return
+        import psycopg
+
+        while not stop.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {channel}")
+                    while not stop.is_set():
+                        for note in conn.notifies(timeout=wait_s):
+                            yield note.payload
+            except psycopg.OperationalError:
+                stop.wait(wait_s)
+
     def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int | None:
         """INSERT returning the new row id (None when ON CONFLICT skipped it)."""
         rows = self.query(sql + " RETURNING id", params)

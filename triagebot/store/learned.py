@@ -21,6 +21,7 @@ import numpy as np
 from triagebot.store.db import Database
 
 INDEX_LOCK = "triagebot:index"  # ``Database.lock`` key every index writer takes
+CHANNEL = "triagebot_index"  # PostgreSQL NOTIFY channel: a change committed, payload its version
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,14 @@ class LearnedStore:
     def change(self) -> Iterator[Change]:
         """One change: a transaction under the index lock that writes with the next version.
         Index writers do not take the queue's global write lock (``serialized=False``): they only
-        wait for each other, never hold up a job claim."""
+        wait for each other, never hold up a job claim. On PostgreSQL the commit notifies
+        ``CHANNEL`` listeners (``learning.shared.start_listener``) with the version."""
         with self.db.transaction(serialized=False):
             self.db.lock(INDEX_LOCK)
-            yield Change(self)
+            change = Change(self)
+            yield change
+            if change.written and self.db.postgres:  # delivered when (and only if) it commits
+                self.db.execute("SELECT pg_notify(?, ?)", (CHANNEL, str(change.version)))
 
     def head(self) -> int:
         """The last version any change took (committed ones only, as seen from here)."""
