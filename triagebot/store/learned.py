@@ -102,11 +102,6 @@ class LearnedStore:
         sql = f"SELECT {_COLUMNS} FROM index_items WHERE version > ? ORDER BY version, repo, number"
         return [_row(r) for r in self.db.query(sql, (version,))]
 
-    def all_rows(self) -> list[ItemRow]:
-        """Every indexed issue (no tombstones), in a stable order."""
-        sql = f"SELECT {_COLUMNS} FROM index_items WHERE item IS NOT NULL ORDER BY repo, number"
-        return [_row(r) for r in self.db.query(sql)]
-
     def batches(self, dim: int, n_features: int, size: int = 5000) -> Iterator[ItemBatch]:
         """Every indexed issue (no tombstones) in (repo, number) order, ``size`` at a time, as
         columns: what a cold worker reads (``Database.stream``: binary, chunked). A stored vector
