@@ -61,9 +61,6 @@ class ItemBatch:
     vectors: np.ndarray  # (rows, dim) float32, read-only view of the fetched bytes
     features: np.ndarray  # (rows, n_features) float32
 
-    def __len__(self) -> int:
-        return len(self.keys)
-
 
 _COLUMNS = "repo, number, version, item, vector, features"
 
