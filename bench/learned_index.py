@@ -8,7 +8,8 @@ triage latency over the cache, against a real PostgreSQL (or a SQLite file).
 Synthetic issues (clustered unit vectors, 384 dims like all-MiniLM-L6-v2, zero rule features) are
 imported with ``index import``'s code; then:
 
-- cold load: a new ``SharedIndex`` reads every row and builds its faiss cache (IVF-PQ from 50k);
+- cold load: a fresh process's ``SharedIndex`` reads every row and builds its faiss cache
+  (adopting the IVF-PQ structure stored at import), ``--loads`` processes one after another;
 - catch-up: another process writes ``--new`` issues (one change of that many rows, then as many
   one-row changes), and the cold process's ``catch_up()`` is timed;
 - triage: ``refresh()`` then ``triage()`` as a job does, over the 100k cache, with the hashing
@@ -31,7 +32,20 @@ from pathlib import Path
 
 import numpy as np
 
-from _common import machine, table
+from _common import machine, run_json, table
+
+# A cold worker: a fresh process (no heap grown by the bench's own work), imports done, then the
+# load of the whole index from the database timed.
+COLD_LOAD = """
+import json, sys, time
+from triagebot.learning.shared import SharedIndex
+from triagebot.store.db import Database
+from triagebot.store.learned import LearnedStore
+cold = SharedIndex(LearnedStore(Database(sys.argv[1], pool_size=2)))
+started = time.perf_counter()
+index = cold.current()
+print(json.dumps({"seconds": time.perf_counter() - started, "issues": len(index)}))
+"""
 
 
 def synthetic_index(n: int, dim: int, seed: int = 0):  # type: ignore[no-untyped-def]
@@ -92,6 +106,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--new", type=int, default=100)
     parser.add_argument("--triages", type=int, default=200)
+    parser.add_argument("--loads", type=int, default=3, help="cold loads to time (median shown)")
     parser.add_argument("--dim", type=int, default=384)
     args = parser.parse_args()
     if not args.db:
@@ -126,11 +141,12 @@ def main() -> None:
         del index
         rows.append(("synthetic index built / imported", f"{built:.1f} s / {imported:.1f} s"))
 
+        loads = [run_json(["-c", COLD_LOAD, url])["seconds"] for _ in range(args.loads)]
+        each = ", ".join(f"{s:.2f}" for s in loads)
+        rows.append((f"cold load of {args.size:,} issues, fresh process, median of {len(loads)}",
+                     f"{statistics.median(loads):.2f} s ({each}; target <= 10 s)"))
         cold = SharedIndex(LearnedStore(Database(url, pool_size=2)))
-        started = time.perf_counter()
-        cache = cold.current()
-        load_s = time.perf_counter() - started
-        rows.append((f"cold load of {len(cache):,} issues", f"{load_s:.2f} s (target <= 10 s)"))
+        cache = cold.current()  # the cache the catch-ups and triages below run on
 
         writer.current()
         items, vectors = new_entries(args.new, 0, args.dim)

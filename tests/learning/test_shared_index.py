@@ -70,7 +70,8 @@ def test_a_change_through_one_process_reaches_the_other_by_its_newer_rows_only(u
     assert learning.correct_index(a, key[0], key[1], "stage", "S3")
     assert a.store.rows_since(b.version)[0].version > b.version
     assert len(a.store.rows_since(b.version)) == 2  # only what changed is read
-    assert b.catch_up() == 2 and b.current() is before  # the same cache, caught up in place
+    assert b.catch_up() == 2 and b.current() is not before  # swap on write: a caught-up copy...
+    assert len(before) == len(records()) and before.row_of(("org/repo", 9001)) is None  # ...of it
     assert b.current().row_of(("org/repo", 9001)) is not None
     assert b.current().items[b.current().row_of(key)].labels.stage == "S3"
     assert b.current().items[b.current().row_of(key)].status == "confirmed"

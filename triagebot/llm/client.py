@@ -22,12 +22,25 @@ from triagebot.llm import answer as llm_answer
 from triagebot.llm import combine
 from triagebot.llm import prompt as llm_prompt
 from triagebot.llm import summary as llm_summary
-from triagebot.llm.store import AnswerCache, Budget, Clock, LLMStats, StatsRecorder, cache_key
+from triagebot.llm.store import (
+    AnswerCache,
+    AnswerStore,
+    Budget,
+    CallBudget,
+    Clock,
+    DbAnswerCache,
+    DbBudget,
+    LLMStats,
+    StatsRecorder,
+    cache_key,
+)
 from triagebot.settings import LLMConfigError, LLMSettings, Settings
 
 if TYPE_CHECKING:  # annotations only; the runtime import is in the functions below
     import openai
     from openai.types.chat import ChatCompletionMessageParam
+
+    from triagebot.store.db import Database
 
 __all__ = ["LLMClassifier", "LLMConfigError", "LLMFailure", "LLMSettings", "build_refiner", "refiner_for"]
 
@@ -52,14 +65,15 @@ class LLMClassifier:
         settings: LLMSettings,
         *,
         thresholds: Mapping[str, float] | None = None,
-        budget_clock: Clock = time.monotonic,
+        budget_clock: Clock | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.settings = settings
         self.thresholds = dict(thresholds or {})
         self._templates = _load_templates(settings)
-        self._cache = AnswerCache(settings.cache_path)
-        self._budget = Budget(settings.calls_per_hour, budget_clock)
+        self._cache: AnswerStore = AnswerCache(settings.cache_path)
+        self._budget_clock = budget_clock
+        self._budget: CallBudget = Budget(settings.calls_per_hour, budget_clock or time.monotonic)
         self._stats = StatsRecorder()
         self._sleep = sleep
         self._format = FORMATS[0]
@@ -72,6 +86,16 @@ class LLMClassifier:
 
     def stats(self) -> LLMStats:
         return self._stats.snapshot()
+
+    def keep_state_in(self, db: Database) -> None:
+        """Keep the hourly budget, and the answers unless ``TRIAGEBOT_LLM_CACHE`` names a file
+        for them, in the service's database: every worker process on every machine then shares
+        one cache and one budget per installation (``llm.store.DbBudget``). Called once by the
+        service's wiring, before any job."""
+        if not self.settings.cache_path:
+            self._cache.close()
+            self._cache = DbAnswerCache(db)
+        self._budget = DbBudget(db, self.settings.calls_per_hour, self._budget_clock or time.time)
 
     def close(self) -> None:
         self._client.close()

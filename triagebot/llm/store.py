@@ -1,7 +1,13 @@
 """Bookkeeping around LLM calls: answer cache, hourly budget, and usage statistics.
 
-Kept apart from the client so each piece is testable with a fake clock and a real SQLite file, and
+Kept apart from the client so each piece is testable with a fake clock and a real database, and
 so the cost controls (RELIABILITY 37) are visible in one place.
+
+Two homes for the cache and the budget: this process (``AnswerCache``, ``Budget``: the CLI, or an
+SQLite file named by ``TRIAGEBOT_LLM_CACHE``), or the service's database (``DbAnswerCache``,
+``DbBudget``: tables ``llm_answers`` / ``llm_calls``, SQLite or PostgreSQL through the same SQL),
+where every worker process on every machine shares one cache and one budget per installation, as
+the README promises.
 """
 from __future__ import annotations
 
@@ -12,10 +18,35 @@ import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, Field
 
+if TYPE_CHECKING:  # annotations only: the LLM path needs no database to run
+    from triagebot.store.db import Database
+
 Clock = Callable[[], float]
+WINDOW_S = 3600.0  # the budget's sliding hour
+
+
+class AnswerStore(Protocol):
+    """Where validated answers are kept (``AnswerCache`` or ``DbAnswerCache``)."""
+
+    def get(self, key: str) -> str | None: ...
+
+    def put(self, key: str, answer: str, scope: str = "") -> None: ...
+
+    def forget(self, scopes: list[str]) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class CallBudget(Protocol):
+    """The hourly call budget (``Budget`` or ``DbBudget``)."""
+
+    per_hour: int
+
+    def take(self, installation: str) -> bool: ...
 
 
 def cache_key(model: str, version: str, system: str, user: str) -> str:
@@ -108,12 +139,77 @@ class Budget:
         now = self._clock()
         with self._lock:
             spent = self._spent[installation]
-            while spent and now - spent[0] >= 3600:
+            while spent and now - spent[0] >= WINDOW_S:
                 spent.popleft()
             if len(spent) >= self.per_hour:
                 return False
             spent.append(now)
             return True
+
+
+class DbAnswerCache:
+    """``AnswerCache`` in the service's database (table ``llm_answers``): a hit for one worker is
+    a hit for all, and ``forget`` (an uninstall handled by any worker) deletes the answers every
+    worker would otherwise have served. The database owns the connections; ``close`` is a no-op."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def get(self, key: str) -> str | None:
+        rows = self.db.query("SELECT answer FROM llm_answers WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def put(self, key: str, answer: str, scope: str = "") -> None:
+        self.db.execute("INSERT INTO llm_answers (key, answer, scope, created) VALUES (?,?,?,?) "
+                        "ON CONFLICT (key) DO UPDATE SET answer = excluded.answer, "
+                        "scope = excluded.scope, created = excluded.created",
+                        (key, answer, scope.lower(), time.time()))
+
+    def forget(self, scopes: list[str]) -> int:
+        """Delete every answer about these repositories, in one transaction; returns how many."""
+        wanted = sorted({s.lower() for s in scopes if s})
+        with self.db.transaction(serialized=False):
+            return sum(self.db.execute("DELETE FROM llm_answers WHERE scope = ?", (scope,))
+                       for scope in wanted)
+
+    def close(self) -> None:
+        """Nothing to close: the connections are the database's."""
+
+
+class DbBudget:
+    """``Budget`` in the service's database (table ``llm_calls``): one budget per installation
+    for all processes. ``take`` is one transaction that holds the installation's lock while it
+    counts and books (PostgreSQL: an advisory lock on the installation; SQLite: the file's write
+    lock), so concurrent callers in any process can never spend more than ``per_hour``. The
+    clock is wall time (processes on several machines compare their stamps), not monotonic."""
+
+    def __init__(self, db: Database, per_hour: int, clock: Clock = time.time) -> None:
+        self.db = db
+        self.per_hour = per_hour
+        self._clock = clock
+
+    def take(self, installation: str) -> bool:
+        """Spend one unit for ``installation`` if any is left; False when exhausted."""
+        if self.per_hour <= 0:
+            return False
+        now = self._clock()
+        with self.db.transaction(serialized=False):
+            self.db.lock(f"llm-budget:{installation}")
+            self.db.execute("DELETE FROM llm_calls WHERE installation = ? AND at <= ?",
+                            (installation, now - WINDOW_S))
+            spent = self.db.query("SELECT COUNT(*) FROM llm_calls WHERE installation = ?",
+                                  (installation,))[0][0]
+            if int(spent) >= self.per_hour:
+                return False
+            self.db.execute("INSERT INTO llm_calls (installation, at) VALUES (?, ?)",
+                            (installation, now))
+        return True
+
+    def spent(self, installation: str) -> int:
+        """Calls booked for ``installation`` in the hour up to now (for reports and tests)."""
+        rows = self.db.query("SELECT COUNT(*) FROM llm_calls WHERE installation = ? AND at > ?",
+                             (installation, self._clock() - WINDOW_S))
+        return int(rows[0][0])
 
 
 class LLMStats(BaseModel):

@@ -15,7 +15,7 @@ from werkzeug.serving import make_server
 from triagebot.github import client as github
 from triagebot.github.ratelimit import QuotaTracker, WritePacer
 from triagebot.learning.live import LiveEngine, correct_by_command, make_indexer
-from triagebot.learning.shared import SharedIndex, start_trainer
+from triagebot.learning.shared import SharedIndex, start_listener, start_trainer
 from triagebot.learning.visibility import IndexKeeper
 from triagebot.logs import emit, setup
 from triagebot.service import housekeeping, rq_transport
@@ -78,6 +78,7 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     quota = overrides.pop("quota", None) or QuotaTracker()
     engine = overrides.pop("engine", None) or (
         load_shared_engine(settings, store) if settings.index_in_database else load_engine(settings))
+    _share_llm_state(engine, store)
     port_for = overrides.pop("port_for", None) or github_port_factory(settings, store, quota)
     render = overrides.pop("render", None) or renderer(settings, engine)
     indexer = overrides.pop("indexer", None) or _indexer(engine, store)
@@ -88,6 +89,14 @@ def build_deps(settings: Settings, store: Store, **overrides: Any) -> Deps:
     overrides.setdefault("llm_private_repos", settings.llm_private_repos)
     return Deps(store=store, port_for=port_for, engine=engine, bot_login=settings.bot_login,
                 render=render, indexer=indexer, paused=quota.resume_in, refresh=refresh, **overrides)
+
+
+def _share_llm_state(engine: Any, store: Store) -> None:
+    """The LLM's answer cache and hourly budget live in the service's database, shared by every
+    worker process on every machine (per installation, as the README says), not in one process."""
+    keep = getattr(getattr(engine, "refiner", None), "keep_state_in", None)
+    if callable(keep):
+        keep(store.db)
 
 
 def _keeper(engine: Any) -> Any:
@@ -120,6 +129,7 @@ def start_learning(settings: Settings, deps: Deps, stop: threading.Event) -> thr
     live = getattr(deps.engine, "live", None)
     if not isinstance(live, SharedIndex):
         return None
+    start_listener(live, stop)  # PostgreSQL: changes are applied as they commit, not at the next job
     return start_trainer(live, settings.retrain_interval, stop)
 
 

@@ -209,6 +209,51 @@ class Database:
         with self._session() as conn:
             return list(conn.execute(self._sql(sql), tuple(params)).fetchall())
 
+    def stream(self, sql: str, params: Sequence[Any] = (), size: int = 5000) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows of one query in lists of at most ``size``, for reading a whole large table
+        (a cold worker's 100k indexed issues). PostgreSQL: the binary protocol (a bytea column
+        arrives as its bytes, not hex text to decode: half the read time) in chunked mode, so
+        the server keeps sending while the caller digests a batch and no result is held twice;
+        SQLite: ``fetchmany``. The session stays borrowed until the iterator is exhausted or
+        closed."""
+        with self._session() as conn:
+            if self.postgres:
+                with conn.cursor(binary=True) as cur:
+                    batch: list[tuple[Any, ...]] = []
+                    for row in cur.stream(self._sql(sql), tuple(params), size=size):
+                        batch.append(row)
+                        if len(batch) >= size:
+                            yield batch
+                            batch = []
+                    if batch:
+                        yield batch
+                return
+            cursor = conn.execute(sql, tuple(params))
+            try:
+                while rows := cursor.fetchmany(size):
+                    yield rows
+            finally:
+                cursor.close()
+
+    def notifications(self, channel: str, stop: threading.Event, wait_s: float = 1.0) -> Iterator[str]:
+        """PostgreSQL: the payloads of ``NOTIFY channel`` as they arrive (``LISTEN`` on a session
+        of its own, outside the pool: it stays open), until ``stop`` is set; a dropped session is
+        reopened after ``wait_s`` (what was sent meanwhile is lost: listeners only hurry what
+        callers catch up on anyway). SQLite has no notifications: nothing is yielded."""
+        if not self.postgres:
+            return
+        import psycopg
+
+        while not stop.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {channel}")
+                    while not stop.is_set():
+                        for note in conn.notifies(timeout=wait_s):
+                            yield note.payload
+            except psycopg.OperationalError:
+                stop.wait(wait_s)
+
     def insert_id(self, sql: str, params: Sequence[Any] = ()) -> int | None:
         """INSERT returning the new row id (None when ON CONFLICT skipped it)."""
         rows = self.query(sql + " RETURNING id", params)

@@ -16,9 +16,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import numpy as np
+
 from triagebot.store.db import Database
 
 INDEX_LOCK = "triagebot:index"  # ``Database.lock`` key every index writer takes
+CHANNEL = "triagebot_index"  # PostgreSQL NOTIFY channel: a change committed, payload its version
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,19 @@ class Artifact:
     body: bytes
 
 
+@dataclass(frozen=True)
+class ItemBatch:
+    """Consecutive indexed issues as columns (``LearnedStore.batches``): a cold load decodes a
+    batch's vectors with one ``frombuffer`` instead of one small array per row, and never builds
+    a per-row object."""
+
+    keys: list[tuple[str, int]]
+    versions: list[int]
+    items: list[str]  # ``IndexedIssue`` JSON, one per key
+    vectors: np.ndarray  # (rows, dim) float32, read-only view of the fetched bytes
+    features: np.ndarray  # (rows, n_features) float32
+
+
 _COLUMNS = "repo, number, version, item, vector, features"
 
 
@@ -60,10 +76,14 @@ class LearnedStore:
     def change(self) -> Iterator[Change]:
         """One change: a transaction under the index lock that writes with the next version.
         Index writers do not take the queue's global write lock (``serialized=False``): they only
-        wait for each other, never hold up a job claim."""
+        wait for each other, never hold up a job claim. On PostgreSQL the commit notifies
+        ``CHANNEL`` listeners (``learning.shared.start_listener``) with the version."""
         with self.db.transaction(serialized=False):
             self.db.lock(INDEX_LOCK)
-            yield Change(self)
+            change = Change(self)
+            yield change
+            if change.written and self.db.postgres:  # delivered when (and only if) it commits
+                self.db.execute("SELECT pg_notify(?, ?)", (CHANNEL, str(change.version)))
 
     def head(self) -> int:
         """The last version any change took (committed ones only, as seen from here)."""
@@ -79,10 +99,19 @@ class LearnedStore:
         sql = f"SELECT {_COLUMNS} FROM index_items WHERE version > ? ORDER BY version, repo, number"
         return [_row(r) for r in self.db.query(sql, (version,))]
 
-    def all_rows(self) -> list[ItemRow]:
-        """Every indexed issue (no tombstones), in a stable order."""
+    def batches(self, dim: int, n_features: int, size: int = 5000) -> Iterator[ItemBatch]:
+        """Every indexed issue (no tombstones) in (repo, number) order, ``size`` at a time, as
+        columns: what a cold worker reads (``Database.stream``: binary, chunked). A stored vector
+        or feature row of another width than ``dim`` / ``n_features`` is a ``ValueError``."""
         sql = f"SELECT {_COLUMNS} FROM index_items WHERE item IS NOT NULL ORDER BY repo, number"
-        return [_row(r) for r in self.db.query(sql)]
+        for rows in self.db.stream(sql, size=size):
+            vectors = np.frombuffer(b"".join(r[4] for r in rows), np.float32)
+            features = np.frombuffer(b"".join(r[5] for r in rows), np.float32)
+            if vectors.size != len(rows) * dim or features.size != len(rows) * n_features:
+                raise ValueError(f"stored vectors or features are not {dim} / {n_features} wide")
+            yield ItemBatch([(str(r[0]), int(r[1])) for r in rows], [int(r[2]) for r in rows],
+                            [str(r[3]) for r in rows], vectors.reshape(len(rows), dim),
+                            features.reshape(len(rows), n_features))
 
     def keys(self) -> list[tuple[str, int]]:
         """The keys of every indexed issue (no tombstones)."""
