@@ -31,10 +31,25 @@ TEXT = "flibbergrad allreduce hangs forever on the quasar cluster after step 120
 LABELS = Labels(stage="S4", symptom="4.11", root_cause="R4.7", fix_pattern="F3")
 
 
+OPENED: list[Database] = []
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Every database a test opens is closed when it ends: a connection pool left to the garbage
+    collector can be finalised in its own worker thread, which cannot join itself (an error at
+    some later test's teardown)."""
     with database_url(request.param, tmp_path) as found:
-        yield found
+        try:
+            yield found
+        finally:
+            while OPENED:
+                OPENED.pop().close()
+
+
+def _opened(url: str, pool_size: int = 2) -> Database:
+    OPENED.append(Database(url, pool_size=pool_size))
+    return OPENED[-1]
 
 
 @pytest.fixture
@@ -45,7 +60,7 @@ def seed(tmp_path: Path) -> Path:
 
 def process(url: str, seed: Path | None = None) -> shared.SharedIndex:
     """What one worker process holds: its own database connection(s) and its own cache."""
-    return shared.open_shared(LearnedStore(Database(url, pool_size=2)), seed)
+    return shared.open_shared(LearnedStore(_opened(url)), seed)
 
 
 def closed(number: int, repo: str = "org/repo", text: str = TEXT) -> IssueState:
@@ -148,7 +163,7 @@ def test_processes_starting_together_import_the_seed_once(url: str, seed: Path) 
         thread.start()
     for thread in threads:
         thread.join()
-    store = LearnedStore(Database(url, pool_size=1))
+    store = LearnedStore(_opened(url, pool_size=1))
     assert errors == [] and store.count() == len(records())
     assert store.head() == 1  # one import, one version
 
