@@ -93,3 +93,16 @@ def test_comment_for_a_low_confidence_issue_states_nothing() -> None:
     for name in ("Training", "Memory", "Constrained", "Optimize", "%"):
         assert name not in main
     assert comment.TIPS_HEADING not in body and comment.SIMILAR_HEADING not in body
+
+
+def test_related_issues_alone_show_above_the_fold_not_under_an_empty_header() -> None:
+    """With nothing stated, no fix, no advice and no request, the related issues are the comment."""
+    body = comment.render(unsure(similar=[similar(5, resolved=False, resolution="unresolved")]))
+    public = body.split("<details>", 1)[0]
+    assert comment.RELATED_PUBLIC_HEADING in public and "/issues/5" in public
+    assert "Related, no known fix" not in body
+
+
+def test_related_issues_stay_with_the_maintainers_beside_a_stated_label() -> None:
+    triage = make_triage()
+    assert comment.RELATED_PUBLIC_HEADING not in comment.render(triage)

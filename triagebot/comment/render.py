@@ -24,6 +24,7 @@ from triagebot.comment.sections import (
     summary_lines,
     tips,
 )
+from triagebot.domain import taxonomy
 from triagebot.domain.models import Triage
 from triagebot.text import sanitize
 
@@ -45,6 +46,7 @@ SHEDDING = tuple(frozenset(SHED_ORDER[:n]) for n in range(len(SHED_ORDER) + 1))
 SIMILAR_HEADING = "#### How similar issues were fixed"
 TIPS_HEADING = "#### What to try first"
 MISSING_HEADING = "#### Please add"
+RELATED_PUBLIC_HEADING = "#### Possibly the same problem (no known fix yet)"
 # The correction commands: the last line of the maintainers' block, or of the comment when that
 # block had to be dropped for size.
 FOOTER = COMMANDS
@@ -119,7 +121,16 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str,
         sections.append(_section(SIMILAR_HEADING, lines))
     advice = tips(triage, limit=1 if "second_tip" in shed else 2)
     sections.append(_section(TIPS_HEADING, [f"- {tip}" for tip in advice]))
-    sections.append(_section(MISSING_HEADING, missing_lines(triage)))
+    asked = missing_lines(triage)
+    sections.append(_section(MISSING_HEADING, asked))
+    if unresolved and level != "no_similar" and not (
+            resolved or advice or asked or any(choice(triage, d) for d in taxonomy.DIMENSIONS)):
+        # Nothing else for the reporter: the related issues are the comment, so they show above
+        # the fold (maintainers read an empty reporter block as noise).
+        sections.append(_section(RELATED_PUBLIC_HEADING, [
+            similar_line(s, triage.repo, allowed, with_resolution=False, short=short)
+            for s in unresolved]))
+        unresolved = []
     sections.append(details_block(triage, unresolved, allowed, shed) if level == "full" else FOOTER)
     return "\n\n".join(s for s in sections if s) + "\n"
 

@@ -20,11 +20,15 @@ UNKNOWN_RESOLUTION_PREFIXES = (
 )
 
 
-# A summary that ends by saying nothing fixed it ("... the thread ends without a fix") is no fix
-# to offer a reporter under "How similar issues were fixed", whatever it tried first.
+# A summary that ends by saying nothing fixed it ("... the thread ends without a fix", "... so it
+# was not confirmed as fixed", "the outcome was not reported") is no fix to offer a reporter under
+# "How similar issues were fixed", whatever it tried first (maintainers scored such a link as
+# harm: a DeepSpeed reinstall that "Windows users still could not" use, offered to Horovod).
 _ENDS_WITHOUT_FIX = re.compile(
     r"\b(?:closed|ends?|ended) without (?:a |any )?(?:fix|resolution|solution|answer)\b[^;]*$|"
-    r"\bcontent is not in the thread\b|\bno result was reported\b|\bnever confirmed\b", re.I)
+    r"\bcontent is not in the thread\b|\bno result was reported\b|\bnever confirmed\b|"
+    r"\b(?:was|is) not confirmed\b|\b(?:outcome|result) (?:was|is) (?:not|never) reported\b|"
+    r"\bstill could not\b", re.I)
 
 
 def known_resolution(text: str | None) -> bool:
