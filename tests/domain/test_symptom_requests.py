@@ -220,3 +220,17 @@ def test_pips_error_summary_is_not_the_build_log() -> None:
             "'--build', '.']' returned non-zero exit status 2.\nERROR: Command errored out with "
             "exit status 1: python setup.py install\n```")
     assert "build_log" in asked(text, "S1", "1.1", framework="horovod", distributed=False)
+
+
+def test_a_failed_install_is_not_asked_for_the_frameworks_own_report_tool() -> None:
+    """ds_report and horovodrun --check-build cannot run before the package installs."""
+    from triagebot.domain import environment, missing
+
+    text = ("pip install deepspeed fails\n```\nBuilding wheel for deepspeed (setup.py) ... error\n"
+            "ERROR: Failed building wheel for deepspeed\n```")
+    keys = [i.key for i in missing.missing_info(text, environment.extract(text), "S1", False,
+                                                 "deepspeed")]
+    assert "ds_report" not in keys and "versions" in keys
+    horovod = text.replace("deepspeed", "horovod")
+    asked = missing.missing_info(horovod, environment.extract(horovod), "S1", False, "horovod")
+    assert all("check-build" not in i.description for i in asked)

@@ -160,6 +160,16 @@ _COMMAND_LINE = re.compile(
     re.M)
 
 
+# The framework's own package did not install: its tools (``ds_report``, ``horovodrun
+# --check-build``) cannot run yet, and asking for them was read by maintainers as not having read
+# the report.
+_INSTALL_FAILED = re.compile(
+    r"Failed (?:to )?build(?:ing)? (?:wheel|deepspeed|horovod)|ERROR: Command errored out|"
+    r"ERROR: Could not build wheels|subprocess-exited-with-error|error: legacy-install-failure|"
+    r"Running setup\.py install for \w+ \.{3} error|pip install[^\n]{0,80}\n[^`]{0,400}?\berror\b",
+    re.I)
+
+
 def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
                  framework: str | None = None) -> list[MissingInfo]:
     """Items a maintainer would ask for first, given what the report already contains: the
@@ -177,7 +187,8 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         "versions": lambda: not (env.framework_version or env.torch or _versions_elsewhere(text)),
         "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc) and bool(_BUILD_MENTION.search(text)),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
-        and (stage == "S1" or not (env.framework_version and env.torch)),
+        and (stage == "S1" or not (env.framework_version and env.torch))
+        and not _INSTALL_FAILED.search(text),
         "traceback": lambda: _error_without_trace(text),
         # the command itself, not the launcher's name in prose ("a torchrun command not found")
         "launcher_command": lambda: not _LAUNCH_FLAGS.search(text) and not _COMMAND_LINE.search(text),
@@ -187,6 +198,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         "config": lambda: bool(_CONFIG_MENTION.search(text)) and not _config_shown(text),
         "repro": lambda: not _REPRO.search(text),
     }
+    installing = bool(_INSTALL_FAILED.search(text))
     found: list[MissingInfo] = []
     for key in _ORDER.get(stage or "", _ORDER["S4"]):
         if key in _NEEDS_DISTRIBUTED and not distributed:
@@ -194,7 +206,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         if key in _COVERED_BY_DS_REPORT and any(item.key == "ds_report" for item in found):
             continue
         if checks[key]():
-            found.append(MissingInfo(key=key, description=describe(key, framework)))
+            # the framework's own version tool cannot run before it installs: the plain wording
+            own = None if key == "versions" and installing else framework
+            found.append(MissingInfo(key=key, description=describe(key, own)))
         if len(found) >= MAX_ITEMS:
             break
     return found + symptom_requests.requests(text, env, framework, stage, _config_shown(text))
