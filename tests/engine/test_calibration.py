@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from support.engine import hashing_index, records
+from triagebot.domain.models import IndexedIssue, Labels
 from triagebot.engine import crossfit, relevance
 from triagebot.engine.calibration import MIN_STATED, NEVER, Calibration, Outcomes, threshold
 
@@ -174,3 +175,22 @@ def test_a_neighbour_is_not_linked_when_what_the_model_is_sure_of_contradicts_it
     assert not relevance.linkable("horovod/horovod", item("[BUG]", "R4.7"), sure_nccl)
     # another framework's thread without a known fix is never offered
     assert not relevance.linkable("horovod/horovod", item("Hang after hours", "R4.7", "hpcaitech/ColossalAI"))
+
+
+def test_a_fix_about_things_the_report_never_mentions_is_not_offered() -> None:
+    tensorboard = IndexedIssue(repo="horovod/horovod", number=297, labels=Labels(stage="S4"),
+                               resolution="Dropping the histogram options from the "
+                               "`TensorBoard` callback let training run.")
+    assert relevance.fix_names(tensorboard.resolution) == {"tensorboard"}
+    assert not relevance.fix_fits(tensorboard, "NCCL allreduce hangs after 3 hours, GPUs at 100%")
+    assert relevance.fix_fits(tensorboard, "hangs with the TensorBoard callback on rank 0")
+    assert relevance.fix_fits(tensorboard, "")  # no text, no check
+
+
+def test_a_fix_that_names_nothing_specific_or_no_fix_at_all_is_not_held_back() -> None:
+    plain = IndexedIssue(repo="o/r", number=1, labels=Labels(stage="S4"),
+                         resolution="Upgrading to the latest release fixed it.")
+    unresolved = IndexedIssue(repo="o/r", number=2, labels=Labels(stage="S4"),
+                              resolution="unresolved")
+    assert relevance.fix_fits(plain, "anything at all")
+    assert relevance.fix_fits(unresolved, "anything at all")

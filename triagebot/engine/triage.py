@@ -140,7 +140,7 @@ def predict(
         preds = _decisive_build_failure(preds, dists, analysed.full)
     preds = _hierarchy_kept(preds)
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
-                             thresholds["link"], issue.title)
+                             thresholds["link"], issue.title, analysed.full)
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
@@ -212,11 +212,12 @@ NEAR_DUPLICATE = 0.85
 def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
-    threshold: float, title: str = "",
+    threshold: float, title: str = "", text: str = "",
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
     above the calibrated threshold (or nearly the same text), at most ``relevance.MAX_LINKS``,
-    best first; a duplicate is replaced by its original, and each issue appears once."""
+    best first; a duplicate is replaced by its original, and each issue appears once. A fix
+    about things the report (``text``) never mentions is not offered (``relevance.fix_fits``)."""
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
                                         title)
     scores = record.relevance.score(rows)
@@ -229,7 +230,7 @@ def similar_issues(
         if scores[j] < threshold and cosine < NEAR_DUPLICATE:
             continue
         item = _original(index, index.items[row])
-        if not relevance.linkable(repo, item, dists):
+        if not relevance.linkable(repo, item, dists) or not relevance.fix_fits(item, text):
             continue
         if item.key in seen:
             continue
