@@ -34,7 +34,7 @@ def test_useful_is_silent_when_nothing_clears_the_bar() -> None:
 
 
 @pytest.mark.parametrize("dimension,label_id", [
-    ("stage", "S4"), ("symptom", "4.2"), ("root_cause", "R4.5"), ("fix_pattern", "F5")])
+    ("stage", "S4"), ("symptom", "4.2"), ("root_cause", "R4.5")])
 def test_useful_posts_for_any_stated_label(dimension: str, label_id: str) -> None:
     triage = unsure(**{dimension: prediction(label_id, 0.95)})
     assert posting_reasons(triage) == ["a stated label"] and worth_posting(triage)
@@ -106,3 +106,12 @@ def test_related_issues_alone_show_above_the_fold_not_under_an_empty_header() ->
 def test_related_issues_stay_with_the_maintainers_beside_a_stated_label() -> None:
     triage = make_triage()
     assert comment.RELATED_PUBLIC_HEADING not in comment.render(triage)
+
+
+def test_a_stated_fix_pattern_with_no_advice_for_it_is_not_worth_a_bare_heading() -> None:
+    """The fix pattern's name is not shown to reporters (only the advice it grounds, which needs
+    a stated stage); alone it would post a bare heading, read by maintainers as noise."""
+    triage = unsure(fix_pattern=prediction("F2", 0.9))
+    assert posting_reasons(triage) == [] and not worth_posting(triage)
+    with_stage = triage.model_copy(update={"stage": prediction("S1", 0.95)})
+    assert comment.tips(with_stage) and posting_reasons(with_stage) == ["a stated label"]

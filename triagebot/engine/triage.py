@@ -229,8 +229,13 @@ def similar_issues(
             break
         if scores[j] < threshold and cosine < NEAR_DUPLICATE:
             continue
-        item = _original(index, index.items[row])
-        if not relevance.linkable(repo, item, dists) or not relevance.fix_fits(item, text):
+        hit = index.items[row]
+        item = _original(index, hit)
+        if not relevance.linkable(repo, item, dists):
+            continue
+        # a maintainer's "duplicate of" or nearly the same text vouches for the fix on its own
+        vouched = item is not hit or cosine >= NEAR_DUPLICATE
+        if not vouched and not relevance.fix_fits(item, text):
             continue
         if item.key in seen:
             continue
