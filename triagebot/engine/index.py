@@ -16,6 +16,7 @@ bytes a vector on top of the float copy. Large indexes persist it as ``faiss.ind
 does not retrain; one that does not match the row count is rebuilt."""
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
@@ -126,6 +127,18 @@ class IssueIndex:
         self._features = np.array(features, dtype=np.float32)  # row writes into them
         self._rows = {item.key: row for row, item in enumerate(self.items)}
         self._faiss = search
+
+    def fork(self) -> IssueIndex:
+        """A copy that may be changed while this one is being searched: its own item list, key
+        map and faiss structure. The vector and feature arrays are shared: the copy's additions
+        go to rows past this index's length, which this index never reads; an issue re-added with
+        a new vector is written in place, so a search running meanwhile may score that one issue
+        against its new vector (nothing else)."""
+        twin = copy.copy(self)
+        twin.items = list(self.items)
+        twin._rows = dict(self._rows)
+        twin._faiss = self._faiss.clone()
+        return twin
 
     @property
     def search_structure(self) -> VectorSearch:

@@ -16,7 +16,6 @@ calibration record (``calibration.json``) travels as an artifact too. ``import_d
 ``export_dir`` move the seed index format in and out."""
 from __future__ import annotations
 
-import copy
 import gc
 import io
 import json
@@ -31,7 +30,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import faiss
 import numpy as np
 from pydantic import TypeAdapter
 
@@ -57,7 +55,7 @@ class SharedIndex:
     """The database's index plus this process's cache of it, caught up on ``current()``.
 
     Swap on write: a catch-up or a writer never changes the ``IssueIndex`` that ``current()``
-    handed out, it changes a copy (``_fork``) and hands that out from then on. A triage on
+    handed out, it changes a copy (``IssueIndex.fork``) and hands that out from then on. A triage on
     another thread keeps searching the one it was given (an engine holds it until its next
     ``refresh()``): faiss is never changed under a search, nor the items under a row number."""
 
@@ -118,7 +116,7 @@ class SharedIndex:
                 return 0
             rows = self.store.rows_since(self._version)
             if rows:
-                index = _fork(self._index)
+                index = self._index.fork()
                 _apply(index, rows)
                 self._index, self._version = index, rows[-1].version
             self._catch_up_artifacts()
@@ -134,7 +132,7 @@ class SharedIndex:
     @contextmanager
     def writing(self) -> Iterator[IssueIndex]:
         """Exclusive (across processes and machines), fresh, and recorded as one change. The
-        writer changes a copy (``_fork``) that replaces the cache once the change committed: a
+        writer changes a copy (``IssueIndex.fork``) that replaces the cache once the change committed: a
         writer that fails leaves the cache as it was, like the record."""
         with self._lock:
             self.current()
@@ -142,7 +140,7 @@ class SharedIndex:
                 self.catch_up()  # inside the lock: nobody writes between this and the commit
                 before = self._index
                 assert before is not None
-                index = _fork(before)
+                index = before.fork()
                 calibration = index.calibration
                 yield index
                 _record(change, index, before.items, before.keys())
@@ -435,23 +433,6 @@ def _decode(rows: list[ItemRow], dim: int, n_features: int) -> tuple[list[Indexe
 def _add_rows(index: IssueIndex, rows: list[ItemRow]) -> None:
     if rows:
         index.add(*_decode(rows, index.dim, index.n_features))
-
-
-def _fork(index: IssueIndex) -> IssueIndex:
-    """A copy of ``index`` that may be changed while ``index`` is being searched: its own item
-    list, key map and faiss structure (cloned: 12 ms for IVF-PQ at 100k issues, 35 ms for a flat
-    index at 49k, on this 2-core machine). The vector and feature arrays are shared: the copy's
-    additions go to rows past the original's length, which the original never reads; an issue
-    re-added with a new vector is written in place, so a triage running meanwhile may score
-    that one issue against its new vector (nothing else). Needs IssueIndex's private
-    attributes: the engine has no copy of its own yet."""
-    fork = copy.copy(index)
-    fork.items = list(index.items)
-    fork._rows = dict(index._rows)
-    search = copy.copy(index.search_structure)
-    search.index = faiss.clone_index(search.index)
-    fork._faiss = search
-    return fork
 
 
 def _apply(index: IssueIndex, rows: list[ItemRow]) -> None:
