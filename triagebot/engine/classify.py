@@ -64,6 +64,13 @@ def label_value(item: IndexedIssue, dimension: str) -> str | None:
     return None if value == taxonomy.UNKNOWN else value
 
 
+def labelled(items: Sequence[IndexedIssue], dimension: str) -> tuple[list[int], list[str]]:
+    """Positions of the items labelled for ``dimension``, and their labels (the training set)."""
+    pairs = [(i, label_value(item, dimension)) for i, item in enumerate(items)]
+    known = [(i, y) for i, y in pairs if y is not None]
+    return [i for i, _ in known], [y for _, y in known]
+
+
 @dataclass
 class SoftmaxModel:
     """Multinomial logistic regression on standardised inputs."""
@@ -140,9 +147,8 @@ class Classifier:
         x = _design(vectors, features)
         models = {}
         for dim in DIMENSIONS:
-            pairs = [(i, label_value(item, dim)) for i, item in enumerate(items)]
-            known = [(i, y) for i, y in pairs if y is not None]
-            models[dim] = fit_softmax(x[[i for i, _ in known]], [y for _, y in known], C[dim])
+            rows, labels = labelled(items, dim)
+            models[dim] = fit_softmax(x[rows], labels, C[dim])
         return cls(models, _fix_given_cause(items), words)
 
     def distributions(self, vectors: np.ndarray, features: np.ndarray,
@@ -233,12 +239,10 @@ def fit_words(texts: Sequence[str], items: Sequence[IndexedIssue]) -> LexicalMod
     x = lexical.hashed(texts, idf)
     heads = {}
     for dim in DIMENSIONS:
-        known = [(i, label_value(item, dim)) for i, item in enumerate(items)]
-        rows = [(i, y) for i, y in known if y is not None]
-        if len({y for _, y in rows}) < 2:
+        rows, labels = labelled(items, dim)
+        if len(set(labels)) < 2:
             continue
-        model = fit_softmax(x[[i for i, _ in rows]], [y for _, y in rows], LEXICAL_C,
-                            LEXICAL_STEPS, standardise=False)
+        model = fit_softmax(x[rows], labels, LEXICAL_C, LEXICAL_STEPS, standardise=False)
         heads[dim] = lexical.Head(classes=model.classes, weights=lexical.encode(model.weights),
                                   bias=[round(float(b), 5) for b in model.bias])
     return LexicalModel(idf=lexical.encode(idf), heads=heads)

@@ -74,13 +74,19 @@ class LexicalModel(BaseModel):
 
     idf: str = ""  # base64 float16, N_FEATURES values
     heads: dict[str, Head] = Field(default_factory=dict)
+    _idf: np.ndarray | None = PrivateAttr(default=None)
+
+    def idf_values(self) -> np.ndarray:
+        """The idf as float32, decoded once (a triage reads it for every issue)."""
+        if self._idf is None:
+            self._idf = np.frombuffer(base64.b64decode(self.idf), np.float16).astype(np.float32)
+        return self._idf
 
     def distributions(self, texts: Sequence[str]) -> list[dict[str, Distribution]]:
         """Per text, every fitted dimension's distribution."""
         if not self.heads or not texts:
             return [{} for _ in texts]
-        idf = np.frombuffer(base64.b64decode(self.idf), np.float16).astype(np.float32)
-        x = hashed(texts, idf)
+        x = hashed(texts, self.idf_values())
         out: list[dict[str, Distribution]] = [{} for _ in texts]
         for dim, head in self.heads.items():
             logits = x @ head.matrix() + np.asarray(head.bias, np.float32)
