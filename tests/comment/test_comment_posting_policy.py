@@ -115,3 +115,11 @@ def test_a_stated_fix_pattern_with_no_advice_for_it_is_not_worth_a_bare_heading(
     assert posting_reasons(triage) == [] and not worth_posting(triage)
     with_stage = triage.model_copy(update={"stage": prediction("S1", 0.95)})
     assert comment.tips(with_stage) and posting_reasons(with_stage) == ["a stated label"]
+
+
+def test_a_stated_fix_pattern_without_advice_leaves_related_issues_above_the_fold() -> None:
+    """The heading does not name a fix pattern, so it is not something for the reporter."""
+    triage = unsure(fix_pattern=prediction("F2", 0.9),
+                    similar=[similar(5, resolved=False, resolution="unresolved")])
+    public = comment.render(triage).split("<details>", 1)[0]
+    assert comment.RELATED_PUBLIC_HEADING in public and "/issues/5" in public

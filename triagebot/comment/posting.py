@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from triagebot.comment.sections import asked_missing, choice, split_similar, tips
-from triagebot.domain import missing, taxonomy
+from triagebot.comment.sections import asked_missing, choice, names_a_label, split_similar, tips
+from triagebot.domain import missing
 from triagebot.domain.models import Triage
 
 CommentMode = Literal["useful", "always", "never"]
@@ -37,10 +37,9 @@ def posting_reasons(triage: Triage) -> list[str]:
     (on a report that quoted the faulty line), and it helps nobody; it still appears beside
     anything else worth saying."""
     reasons = []
-    # The fix pattern's name is not shown to the reporter (only the advice it grounds), so a
-    # stated fix pattern with no advice for it would post a bare heading.
-    shown = [dim for dim in taxonomy.DIMENSIONS if dim != "fix_pattern"]
-    if any(choice(triage, dim) for dim in shown) or (choice(triage, "fix_pattern") and tips(triage)):
+    # The fix pattern's name is not shown to the reporter, only the advice it grounds: a stated
+    # fix pattern with no advice for it would post a bare heading.
+    if names_a_label(triage) or (choice(triage, "fix_pattern") and tips(triage)):
         reasons.append("a stated label")
     resolved, related = split_similar(triage.similar)
     if resolved or related:

@@ -19,12 +19,12 @@ from triagebot.comment.sections import (
     choice,
     details_block,
     missing_lines,
+    names_a_label,
     similar_line,
     split_similar,
     summary_lines,
     tips,
 )
-from triagebot.domain import taxonomy
 from triagebot.domain.models import Triage
 from triagebot.text import sanitize
 
@@ -124,7 +124,7 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str,
     asked = missing_lines(triage)
     sections.append(_section(MISSING_HEADING, asked))
     if unresolved and level != "no_similar" and not (
-            resolved or advice or asked or any(choice(triage, d) for d in taxonomy.DIMENSIONS)):
+            resolved or advice or asked or names_a_label(triage)):
         # Nothing else for the reporter: the related issues are the comment, so they show above
         # the fold (maintainers read an empty reporter block as noise).
         sections.append(_section(RELATED_PUBLIC_HEADING, [

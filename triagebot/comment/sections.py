@@ -80,6 +80,17 @@ def choice(triage: Triage, dimension: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+# The labels the heading names to the reporter. Not the fix pattern: its name ("Manage versions
+# and dependencies") says little to a reporter; the advice it grounds says it concretely (``tips``)
+# and maintainers find the label in their block.
+HEADING_DIMENSIONS = ("stage", "symptom", "root_cause")
+
+
+def names_a_label(triage: Triage) -> bool:
+    """Whether the heading names a stated label (otherwise it stands alone)."""
+    return any(choice(triage, dim) for dim in HEADING_DIMENSIONS)
+
+
 def flag(triage: Triage, dimension: str) -> bool | None:
     """What the comment states of a flag (``distributed_specific``; of ``is_bug`` only False,
     "not a bug"), or None (``Triage.stated``)."""
@@ -105,9 +116,7 @@ def summary_lines(triage: Triage) -> list[str]:
         ids = [(dim, title, choice(triage, dim)) for dim, title in pairs]
         return [f"{title}: **{taxonomy.name(dim, i)}**" for dim, title, i in ids if i]
 
-    first = named((("stage", "Stage"), ("symptom", "Symptom")))
-    # The fix pattern's name ("Manage versions and dependencies") says little to a reporter; the
-    # advice it grounds says it concretely, and maintainers find the label in their block.
+    first = named((("stage", "Stage"), ("symptom", "Symptom")))  # HEADING_DIMENSIONS
     second = named((("root_cause", "Root cause"),))
     if not first:
         first, second = second, []
