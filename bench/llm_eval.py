@@ -52,7 +52,7 @@ HELD_OUT_FOLD = 0
 
 class StoredVectors:
     """An embedder that returns the stored vector of each known issue (``cross_validate``'s
-    ``_Precomputed``, but per issue): the engine's own analysis asks for the vectors, so the texts
+    ``NoVectors``, but per issue): the engine's own analysis asks for the vectors, so the texts
     it embeds are found by running that analysis once with a recording stand-in."""
 
     def __init__(self, records: Sequence[Issue], vectors: np.ndarray, name: str) -> None:
@@ -70,13 +70,16 @@ class StoredVectors:
         return np.stack([self._by_text[t] for t in texts])
 
 
-class _Recorder:
+class _Recorder(evaluate.NoVectors):
+    """``NoVectors`` that remembers which texts it was asked to embed."""
+
     def __init__(self, dim: int) -> None:
-        self.dim, self.name, self.texts = dim, "recorder", []  # type: ignore[var-annotated]
+        super().__init__(dim, "recorder")
+        self.texts: list[str] = []
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         self.texts.extend(texts)
-        return np.zeros((len(texts), self.dim), np.float32)
+        return super().encode(texts)
 
 
 def held_out_index(records: list[LabelledIssue], fold_dir: Path | None) -> tuple[Engine, list[LabelledIssue], str]:

@@ -22,12 +22,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from triagebot.domain import environment, rules  # noqa: E402
+from triagebot.domain import rules  # noqa: E402
 from triagebot.domain.models import IndexedIssue  # noqa: E402
 from triagebot.engine import crossfit  # noqa: E402
+from triagebot.engine.analysis import analyse_many, stack  # noqa: E402
 from triagebot.engine.classify import Classifier, decide, fit_words, label_value  # noqa: E402
 from triagebot.engine.dataset import read_labelled  # noqa: E402
-from triagebot.text.signal import full_text  # noqa: E402
+from triagebot.engine.evaluate import NoVectors  # noqa: E402
 
 DIMENSIONS = ("stage", "symptom", "root_cause", "fix_pattern")
 
@@ -66,9 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fractions", default="0.25,0.5,0.75,1")
     args = parser.parse_args(argv)
     records = read_labelled(args.data)
-    texts = [full_text(r.title, r.body) for r in records]
-    features = np.stack([rules.features(t, environment.extract(t)) for t in texts])
     parts, vectors = crossfit.load_fold_vectors(args.fold_vectors, len(records))
+    analysed = analyse_many(records, NoVectors(vectors[0].shape[1], "fold vectors"))
+    _, features = stack(analysed, len(rules.FEATURE_NAMES))
+    texts = [a.full for a in analysed]
     items = [r.to_indexed() for r in records]
     fractions = [float(f) for f in args.fractions.split(",")]
     n_train = round(np.mean([len(records) - len(p) for p in parts]))

@@ -129,7 +129,7 @@ def cross_validate(
     from the other folds' out-of-fold record (cross-fitted). Returns the report with one
     ``predictions`` row per issue (the backtest)."""
     if fold_vectors is not None:  # the encoder's per-fold vectors replace a fresh embedding
-        embedder = _Precomputed(fold_vectors[0].shape[1], embedder.name)
+        embedder = NoVectors(fold_vectors[0].shape[1], embedder.name)
     analysed = analyse_many(list(records), embedder)
     vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
     items = [r.to_indexed() for r in records]
@@ -158,8 +158,9 @@ def cross_validate(
     return result
 
 
-class _Precomputed:
-    """Stands in for the encoder when every vector comes from ``fold_vectors``."""
+class NoVectors:
+    """Stands in for the encoder when every vector comes from elsewhere (``fold_vectors``): the
+    analysis still reads each text for its rule features, and its vectors are replaced."""
 
     def __init__(self, dim: int, name: str) -> None:
         self.dim, self.name = dim, name
