@@ -97,3 +97,21 @@ def test_an_index_built_from_labelled_issues_keeps_its_words_model_when_saved(tm
 def test_an_index_too_small_to_calibrate_has_no_words_model() -> None:
     index, _ = build_index(_issues(20), HashingEmbedder())
     assert index.calibration.words is None
+
+
+def test_a_mix_is_the_same_in_every_process_whatever_its_hash_seed() -> None:
+    """A set of strings iterates in an order that changes with the hash seed, and float sums in
+    another order differ in their last bits: enough to flip a statement or a link that sits on its
+    threshold from one run of the same code to the next."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from triagebot.engine.classify import mix\n"
+            "a = {f'4.{i}': 1 / (i + 3) for i in range(12)}\n"
+            "b = {f'4.{i}': 1 / (i + 7) ** 2 for i in range(6, 18)}\n"
+            "print(repr(sorted(mix(a, b, 0.4).items())))")
+    runs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+            for seed in range(1, 9)}
+    assert len(runs) == 1

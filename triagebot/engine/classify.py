@@ -19,6 +19,7 @@ scikit-learn's L-BFGS: on the 2-core machines this runs on, that took 8-30 s per
 822-issue seed index, while this takes about a second with the same cross-validated accuracy."""
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -268,7 +269,10 @@ def mix(first: Distribution, second: Distribution, weight: float) -> Distributio
     """(1 - weight) * first + weight * second, renormalised; ``first`` alone when ``second`` is empty."""
     if not second:
         return dict(first)
-    keys = set(first) | set(second)
+    # sorted: a set of strings iterates in an order that changes with the process's hash seed,
+    # and a float sum in another order differs in its last bits -- enough to flip a link or a
+    # statement that sits on its threshold from one run of the same code to the next
+    keys = sorted(set(first) | set(second))
     mixed = {k: (1 - weight) * first.get(k, 0.0) + weight * second.get(k, 0.0) for k in keys}
-    total = sum(mixed.values()) or 1.0
+    total = math.fsum(mixed.values()) or 1.0
     return {k: v / total for k, v in mixed.items()}
