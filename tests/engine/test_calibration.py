@@ -11,7 +11,7 @@ import pytest
 from support.engine import hashing_index, records
 from triagebot.domain.models import IndexedIssue, Labels
 from triagebot.engine import crossfit, relevance
-from triagebot.engine.calibration import MIN_STATED, NEVER, Calibration, Outcomes, threshold
+from triagebot.engine.calibration import DEFAULT_TARGETS, MIN_STATED, NEVER, Calibration, Outcomes, threshold
 
 
 def test_threshold_is_the_lowest_confidence_whose_tail_reaches_the_target() -> None:
@@ -110,8 +110,11 @@ def test_out_of_fold_record_never_uses_an_issue_to_predict_itself() -> None:
     for number, model in enumerate(record.models):
         assert all(record.fold_of[row] != number for row in model.rows)
     calibration = record.calibration(index.items, range(len(index.items)))
-    assert set(calibration.outcomes) >= {"stage", "symptom", "link"}
+    assert set(calibration.outcomes) >= {"stage", "symptom", "link", "fix_link"}
     assert len(calibration.outcomes["stage"].confidence) == len(records())
+    # links offered as fixes are a subset of the links: resolved ones whose fix fits the report
+    fixes, links = calibration.outcomes["fix_link"], calibration.outcomes["link"]
+    assert 0 < len(fixes.confidence) <= len(links.confidence)
 
 
 def test_same_problem_needs_the_symptom_and_a_compatible_root_cause() -> None:
@@ -194,3 +197,12 @@ def test_a_fix_that_names_nothing_specific_or_no_fix_at_all_is_not_held_back() -
                               resolution="unresolved")
     assert relevance.fix_fits(plain, "anything at all")
     assert relevance.fix_fits(unresolved, "anything at all")
+
+
+def test_an_index_without_a_fix_link_record_gates_fixes_like_links() -> None:
+    links = Outcomes.of([(0.9, True)] * 30 + [(0.3, False)] * 30)
+    record = Calibration(outcomes={"link": links})
+    assert record.threshold("fix_link") == record.threshold("link", DEFAULT_TARGETS["fix_link"])
+    assert record.threshold("fix_link") == 0.9
+    own = Calibration(outcomes={"link": links, "fix_link": Outcomes.of([(0.5, False)] * 20)})
+    assert own.threshold("fix_link") == NEVER

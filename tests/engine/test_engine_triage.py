@@ -104,11 +104,29 @@ def _hits(index, pairs):  # type: ignore[no-untyped-def]
     return [(index.row_of(key), score) for key, score in pairs]
 
 
-def _links(index, hits, threshold=0.0):  # type: ignore[no-untyped-def]
+def _links(index, hits, threshold=0.0, fix_threshold=0.0):  # type: ignore[no-untyped-def]
     import numpy as np
 
     features = np.zeros(index.n_features, np.float32)
-    return similar_issues(index, hits, DS_REPO, {}, features, index.calibration, threshold)
+    return similar_issues(index, hits, DS_REPO, {}, features, index.calibration, threshold,
+                          fix_threshold=fix_threshold)
+
+
+def test_a_resolved_issue_is_offered_as_a_fix_only_above_the_fix_link_threshold() -> None:
+    index = hashing_index()
+    # cosine-only score: 0.5 at cosine 0.5; 110 is resolved (a fix), 104 is not
+    hits = _hits(index, [((DS_REPO, 110), 0.6), ((DS_REPO, 104), 0.55)])
+    assert index.items[index.row_of((DS_REPO, 110))].resolved
+    assert not index.items[index.row_of((DS_REPO, 104))].resolved
+    assert [s.number for s in _links(index, hits, threshold=0.5, fix_threshold=0.5)] == [110, 104]
+    # the same link score is enough to show a related thread, not to offer its fix
+    assert [s.number for s in _links(index, hits, threshold=0.5, fix_threshold=0.7)] == [104]
+
+
+def test_a_near_duplicate_vouches_for_its_fix_above_any_fix_link_threshold() -> None:
+    index = hashing_index()
+    hits = _hits(index, [((DS_REPO, 110), 0.9)])
+    assert [s.number for s in _links(index, hits, threshold=0.5, fix_threshold=float("inf"))] == [110]
 
 
 def test_links_below_the_relevance_threshold_are_dropped() -> None:

@@ -311,6 +311,9 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
         lines.append(f"  links: {links['per_issue']:.2f} per issue, precision {shown} (same symptom), "
                      f"{same} (same symptom and root cause), "
                      f"issues with a relevant link {links['issues_with_relevant_link']:.3f}")
+        if links.get("offered_as_fixes"):
+            lines.append(f"  links offered as fixes: {links['offered_as_fixes']}, "
+                         f"{links['fixes_same_problem']:.3f} the same problem")
         lines.append(f"  posted on {stated['posted']['share']:.3f} of issues, "
                      f"median comment {stated['posted']['median_chars']} chars")
     if "llm" in result:

@@ -73,7 +73,7 @@ class RepoConfig(BaseModel):
     # root_cause, fix_pattern, distributed_specific, not_a_bug, link); unset kinds keep the
     # defaults (0.90 stage, 0.85 symptom, 0.70 root cause and fix pattern; engine.calibration).
     precision: dict[Literal["stage", "symptom", "root_cause", "fix_pattern", "distributed_specific",
-                            "not_a_bug", "link"], float] = Field(default_factory=dict)
+                            "not_a_bug", "link", "fix_link"], float] = Field(default_factory=dict)
     allowed_repos: list[str] = Field(default_factory=list)
     # Model consent: off keeps this repository's text away from any LLM endpoint; unset means the
     # default (on for public repositories, the operator's TRIAGEBOT_LLM_PRIVATE_REPOS for private).

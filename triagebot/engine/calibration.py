@@ -35,8 +35,13 @@ Z = 1.0  # standard errors a tail's precision must clear its target by (see ``th
 # What the comment may state, per dimension: the precision it must clear (issue #11).
 DEFAULT_TARGETS: dict[str, float] = {
     "stage": 0.90, "symptom": 0.85, "root_cause": 0.70, "fix_pattern": 0.70,
-    "distributed_specific": 0.90, "not_a_bug": 0.85, "link": 0.62,
+    "distributed_specific": 0.90, "not_a_bug": 0.85, "link": 0.62, "fix_link": 0.62,
 }
+
+
+# A kind of statement added after indexes were built falls back to the record it refines, so an
+# older index keeps linking (with the gate it had) until it is rebuilt.
+FALLBACK = {"fix_link": "link"}
 
 
 class Outcomes(BaseModel):
@@ -102,6 +107,8 @@ class Calibration(BaseModel):
         """The confidence a ``dimension`` needs to be stated at ``target`` precision (default:
         ``DEFAULT_TARGETS``); ``NEVER`` when the record cannot vouch for it."""
         record = self.outcomes.get(dimension)
+        if record is None and dimension in FALLBACK:  # a record written before this kind existed
+            return self.threshold(FALLBACK[dimension], target)
         if record is None:
             return NEVER
         return record.threshold(DEFAULT_TARGETS[dimension] if target is None else target)

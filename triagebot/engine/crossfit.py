@@ -58,6 +58,7 @@ class OutOfFold:
     candidates: list[list[tuple[int, float]]]  # (position in the full list, cosine)
     candidate_rows: list[np.ndarray]
     models: list[FoldModel] = field(default_factory=list)
+    texts: Sequence[str] | None = None  # each issue's cleaned text, when the words model had it
 
     def outcomes(self, items: Sequence[IndexedIssue], positions: Sequence[int]) -> dict[str, Outcomes]:
         """(confidence, right?) per dimension over ``positions``, as the service would decide."""
@@ -92,6 +93,7 @@ class OutOfFold:
         x, y = self.relevance_training(items, positions)
         model = relevance.fit(x, y)
         link_pairs: list[tuple[float, bool]] = []
+        fix_pairs: list[tuple[float, bool]] = []
         for pos in positions:
             if len(self.candidate_rows[pos]):
                 scores = model.score(self.candidate_rows[pos])
@@ -99,10 +101,13 @@ class OutOfFold:
                          if relevance.linkable(items[pos].repo, items[self.candidates[pos][int(j)][0]],
                                                self.dists[pos])]
                 for j in shown[: relevance.MAX_LINKS]:
-                    cand = self.candidates[pos][int(j)][0]
-                    link_pairs.append((float(scores[j]),
-                                       relevance.same_problem(items[pos].labels, items[cand].labels)))
+                    cand = items[self.candidates[pos][int(j)][0]]
+                    pair = (float(scores[j]), relevance.same_problem(items[pos].labels, cand.labels))
+                    link_pairs.append(pair)
+                    if cand.resolved and relevance.fix_fits(cand, self.texts[pos] if self.texts else ""):
+                        fix_pairs.append(pair)
         outcomes["link"] = Outcomes.of(link_pairs)
+        outcomes["fix_link"] = Outcomes.of(fix_pairs)
         return Calibration(outcomes=outcomes, folds=len(self.models), relevance=model)
 
 
@@ -126,7 +131,7 @@ def out_of_fold(
         for pos in part:
             fold_of[pos] = number
     record = OutOfFold(fold_of, [{}] * n, [[] for _ in range(n)],
-                       [np.zeros((0, len(relevance.FEATURES)))] * n)
+                       [np.zeros((0, len(relevance.FEATURES)))] * n, texts=texts)
     for number, held_out in enumerate(parts):
         vecs = vectors if fold_vectors is None else fold_vectors[number]
         held = set(held_out)

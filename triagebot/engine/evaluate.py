@@ -185,7 +185,8 @@ def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage
     body = render(triage) if (render and posted) else ""
     return {
         "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
-        "forced": forced, "similar": [{"repo": s.repo, "number": s.number} for s in triage.similar],
+        "forced": forced, "similar": [{"repo": s.repo, "number": s.number, "relevance": s.relevance,
+                     "resolved": s.resolved} for s in triage.similar],
         "missing": [m.key for m in missing.asked_in_comment(triage)], "comment_chars": len(body),
         "comment": body or None,  # what a maintainer would read, for reading a sample by hand
     }
@@ -208,20 +209,27 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
                         "precision": round(sum(not_bug) / len(not_bug), 4) if not_bug else None,
                         "coverage": round(len(not_bug) / max(1, sum(not r.is_bug for r in records)), 4)}
     labels_of = {(r.repo, r.number): r.labels for r in (indexed or records)}
-    links = relevant = with_good = with_any = same = 0
+    links = relevant = with_good = with_any = same = fixes = fixes_same = 0
     for row, rec in zip(rows, records):
         linked = [labels_of.get((s["repo"], s["number"])) for s in row["similar"]]
         good = [lab is not None and lab.symptom == rec.labels.symptom for lab in linked]
+        alike = [lab is not None and relevance.same_problem(rec.labels, lab) for lab in linked]
         links += len(good)
         relevant += sum(good)
-        same += sum(lab is not None and relevance.same_problem(rec.labels, lab) for lab in linked)
+        same += sum(alike)
         with_good += any(good)
         with_any += bool(good)
+        # links the comment offers as fixes ("How similar issues were fixed"): what a reporter acts on
+        offered = [a for a, s in zip(alike, row["similar"]) if s.get("resolved")]
+        fixes += len(offered)
+        fixes_same += sum(offered)
     out["links"] = {"per_issue": round(links / max(1, len(rows)), 3),
                     "precision": round(relevant / links, 4) if links else None,
                     "same_problem": round(same / links, 4) if links else None,
                     "issues_with_relevant_link": round(with_good / max(1, len(rows)), 4),
-                    "issues_with_any_link": round(with_any / max(1, len(rows)), 4)}
+                    "issues_with_any_link": round(with_any / max(1, len(rows)), 4),
+                    "offered_as_fixes": fixes,
+                    "fixes_same_problem": round(fixes_same / fixes, 4) if fixes else None}
     posted = [row for row in rows if row["posted"]]
     chars = sorted(row["comment_chars"] for row in posted if row["comment_chars"])
     out["posted"] = {"share": round(len(posted) / max(1, len(rows)), 4),

@@ -140,7 +140,8 @@ def predict(
         preds = _decisive_build_failure(preds, dists, analysed.full)
     preds = _hierarchy_kept(preds)
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
-                             thresholds["link"], issue.title, analysed.full)
+                             thresholds["link"], issue.title, analysed.full,
+                             fix_threshold=thresholds["fix_link"])
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
@@ -212,12 +213,17 @@ NEAR_DUPLICATE = 0.85
 def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
-    threshold: float, title: str = "", text: str = "",
+    threshold: float, title: str = "", text: str = "", fix_threshold: float = 0.0,
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
     above the calibrated threshold (or nearly the same text), at most ``relevance.MAX_LINKS``,
     best first; a duplicate is replaced by its original, and each issue appears once. A fix
-    about things the report (``text``) never mentions is not offered (``relevance.fix_fits``)."""
+    about things the report (``text``) never mentions is not offered (``relevance.fix_fits``).
+
+    A resolved issue is shown with its fix under "How similar issues were fixed", which a
+    reporter acts on; so it must also clear ``fix_threshold``, read off the record of links
+    offered as fixes alone (``fix_link``), which were the same problem less often than links in
+    general (the README's link table)."""
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
                                         title)
     scores = record.relevance.score(rows)
@@ -235,7 +241,8 @@ def similar_issues(
             continue
         # a maintainer's "duplicate of" or nearly the same text vouches for the fix on its own
         vouched = item is not hit or cosine >= NEAR_DUPLICATE
-        if not vouched and not relevance.fix_fits(item, text):
+        if not vouched and item.resolved and (
+                scores[j] < fix_threshold or not relevance.fix_fits(item, text)):
             continue
         if item.key in seen:
             continue
