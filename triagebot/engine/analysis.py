@@ -15,21 +15,25 @@ from triagebot.text import signal as text
 
 @dataclass(frozen=True)
 class Analysed:
-    full: str  # cleaned title + body: what rules and environment parsing read
+    full: str  # cleaned title + body: what environment parsing, evidence and missing info read
     signal: str  # the ~256-token selection the embedding model reads
     env: Environment
-    features: np.ndarray  # rule features, in rules.FEATURE_NAMES order
+    features: np.ndarray  # rule features (of ``words``), in rules.FEATURE_NAMES order
     vector: np.ndarray  # L2-normalised embedding of ``signal``
+    # ``full`` less tool dumps and a log's repeated lines (``text.reported``): what the words
+    # model and the rule features read, so a pasted ds_report or rank log cannot swamp the report
+    words: str
 
 
 def analyse_many(issues: Sequence[Issue], embedder: Embedder) -> list[Analysed]:
     fulls = [text.full_text(i.title, i.body) for i in issues]
+    words = [text.reported(f) for f in fulls]
     envs = [environment.extract(f) for f in fulls]
     signals = [text.signal_text(i.title, i.body) or "empty issue" for i in issues]
     vectors = embedder.encode(signals) if signals else np.zeros((0, embedder.dim), np.float32)
     return [
-        Analysed(f, s, e, rules.features(f, e), v)
-        for f, s, e, v in zip(fulls, signals, envs, vectors)
+        Analysed(f, s, e, rules.features(w, e), v, w)
+        for f, s, e, v, w in zip(fulls, signals, envs, vectors, words)
     ]
 
 

@@ -33,7 +33,7 @@ def build_index(
     index.add([r.to_indexed(status) for r in records], vectors, features)
     elapsed = time.perf_counter() - start
     if len(records) >= MIN_CALIBRATION:
-        index.calibration = calibrate(index, fold_vectors, parts, [a.full for a in analysed])
+        index.calibration = calibrate(index, fold_vectors, parts, [a.words for a in analysed])
     return index, (len(records) / elapsed if elapsed > 0 else float("inf"))
 
 

@@ -135,7 +135,7 @@ def cross_validate(
     items = [r.to_indexed() for r in records]
     record = crossfit.out_of_fold(items, vectors, features, embedder.name, k,
                                   fold_vectors=fold_vectors, progress=progress, parts=parts,
-                                  texts=[a.full for a in analysed])
+                                  texts=[a.words for a in analysed])
     covered = crossfit.held_out(parts) if parts is not None else list(range(len(records)))
     triages: list[Triage | None] = [None] * len(records)
     for number, model in enumerate(record.models):

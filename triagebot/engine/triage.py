@@ -133,7 +133,7 @@ def predict(
     score clears its own threshold. Pure, given the fitted parts."""
     record = calibration or index.calibration
     thresholds = record.thresholds(targets)
-    dists = classifier.distributions(analysed.vector, analysed.features, [analysed.full])[0]
+    dists = classifier.distributions(analysed.vector, analysed.features, [analysed.words])[0]
     choices = decide(dists)
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
     if rules.decisive(analysed.full, analysed.env):
