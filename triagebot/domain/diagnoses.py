@@ -166,7 +166,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "script was started with plain `python`. Start it with `torchrun`, the `deepspeed` "
         "launcher or `colossalai run`, or set these variables yourself.",
         implies={"stage": "S2", "root_cause": "R2.1", "fix_pattern": "F1"},
-        moot=frozenset({"launcher_command", "hardware"}),
+        moot=frozenset({"launcher_command", "hardware", "config"}),
     ),
     # Only at a rendezvous: a web server of an inference setup clashes on its port for
     # other reasons and is fixed elsewhere. Not the frameworks' names: nearly every report
@@ -185,7 +185,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                     r"tcp://|dist_url"),
         implies={"stage": "S2", "symptom": "2.1", "root_cause": "R2.1", "fix_pattern": "F1"},
         states=frozenset(taxonomy.DIMENSIONS),
-        moot=frozenset({"hardware"}),
+        moot=frozenset({"hardware", "config"}),
     ),
     Diagnosis(
         "local_rank_arg",
