@@ -8,7 +8,7 @@ from triagebot.comment import render as comment
 from triagebot.comment.plain import render_text
 from triagebot.comment.posting import posting_reasons, worth_posting
 from triagebot.comment.render import DIAGNOSIS_HEADING, MISSING_HEADING, TIPS_HEADING
-from triagebot.comment.sections import DETAILS_SUMMARY
+from triagebot.comment.sections import DETAILS_SUMMARY, DIAGNOSIS_CHARS
 from triagebot.domain import diagnoses
 from triagebot.domain.models import Diagnosed, Environment, MissingInfo
 
@@ -95,3 +95,12 @@ def test_the_cli_text_shows_the_diagnosis_without_markdown() -> None:
     text = render_text(unsure(diagnoses=[MISMATCH]))
     assert "What the error says:" in text and "CUDA_HOME at a CUDA 11.8 toolkit" in text
     assert "`" not in text.split("What the error says:")[1].split("\n\n")[0]
+
+
+def test_every_template_is_shown_whole() -> None:
+    """The length cap is for safety only: a diagnosis cut in the middle reads as another one."""
+    for entry in diagnoses.DIAGNOSES:
+        for text in (entry.text, entry.detailed):
+            assert len(text) + 40 < DIAGNOSIS_CHARS, entry.id
+            shown = comment.render(unsure(diagnoses=[Diagnosed(id=entry.id)]))
+            assert "…" not in public_part(shown), entry.id

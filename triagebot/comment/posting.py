@@ -40,11 +40,10 @@ def posting_reasons(triage: Triage) -> list[str]:
     """What in this triage is worth a public comment: a stated label (stage, symptom, root cause
     or fix pattern), a diagnosis of the report's own error (``domain.diagnoses``: each measured
     right on essentially every shared issue it matched), a relevant link, or a request specific
-    to this report. The distributed flag
-    alone is not: it tells the reporter nothing they can act on. Nor is "not a bug" alone: a
-    comment that only says a report reads like a question was read by maintainers as dismissive
-    (on a report that quoted the faulty line), and it helps nobody; it still appears beside
-    anything else worth saying."""
+    to this report. The distributed flag alone is not: it tells the reporter nothing they can act
+    on. Nor is "not a bug" alone: a comment that only says a report reads like a question was
+    read by maintainers as dismissive (on a report that quoted the faulty line), and it helps
+    nobody; it still appears beside anything else worth saying."""
     reasons = []
     # The fix pattern's name is not shown to the reporter, only the advice it grounds: a stated
     # fix pattern with no advice for it would post a bare heading.
