@@ -235,3 +235,11 @@ def test_a_triage_stored_before_diagnoses_existed_still_loads() -> None:
         ' "distributed_specific": {"id": "no", "name": "x", "confidence": 0.5},'
         ' "is_bug": {"id": "yes", "name": "x", "confidence": 0.5}}')
     assert stored.diagnoses == []
+
+
+def test_every_moot_request_is_a_request_the_bot_makes() -> None:
+    from triagebot.domain import missing, symptom_requests
+
+    known = set(missing.DESCRIPTIONS) | set(symptom_requests.KEYS)
+    for entry in diagnoses.DIAGNOSES:
+        assert entry.moot <= known, (entry.id, entry.moot - known)

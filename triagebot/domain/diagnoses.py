@@ -59,6 +59,8 @@ VALUE_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType({
 })
 _Q = r"""['"‘’`]?"""  # rewritten and pasted reports quote names with any of these, or none
 _LAUNCHER_VARS = r"(?:RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)"
+# Requests a launch-time clash makes pointless: versions, hardware and config play no part in it.
+_NOT_ABOUT_VERSIONS = frozenset({"versions", "ds_report", "cuda", "hardware", "config"})
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "build for CUDA {nvcc_cuda}, or point `CUDA_HOME` at a CUDA {torch_cuda} toolkit, then "
         "build again.",
         implies={"stage": "S1", "root_cause": "R1.1", "fix_pattern": "F2"},
-        moot=frozenset({"cuda", "ds_report", "versions"}),
+        moot=frozenset({"cuda", "ds_report", "versions", "build_log"}),
     ),
     Diagnosis(
         "cuda_toolkit_missing",
@@ -121,7 +123,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`CUDA_HOME` does not point at one. Install the toolkit matching `torch.version.cuda` "
         "and set `CUDA_HOME` to its directory (the one holding `bin/nvcc`), then build again.",
         implies={"stage": "S1", "root_cause": "R1.4", "fix_pattern": "F1"},
-        moot=frozenset({"cuda", "ds_report"}),
+        moot=frozenset({"cuda", "ds_report", "build_log"}),
     ),
     # Mangled names of PyTorch's C++ namespaces (c10, at, torch). Other undefined symbols were
     # tried and dropped: curand ones were a link bug of the op itself, TensorFlow ones (Horovod)
@@ -166,7 +168,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "script was started with plain `python`. Start it with `torchrun`, the `deepspeed` "
         "launcher or `colossalai run`, or set these variables yourself.",
         implies={"stage": "S2", "root_cause": "R2.1", "fix_pattern": "F1"},
-        moot=frozenset({"launcher_command", "hardware", "config"}),
+        moot=_NOT_ABOUT_VERSIONS | {"launcher_command"},
     ),
     # Only at a rendezvous: a web server of an inference setup clashes on its port for
     # other reasons and is fixed elsewhere. Not the frameworks' names: nearly every report
@@ -185,7 +187,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                     r"tcp://|dist_url"),
         implies={"stage": "S2", "symptom": "2.1", "root_cause": "R2.1", "fix_pattern": "F1"},
         states=frozenset(taxonomy.DIMENSIONS),
-        moot=frozenset({"hardware", "config"}),
+        moot=_NOT_ABOUT_VERSIONS,
     ),
     Diagnosis(
         "local_rank_arg",
