@@ -15,6 +15,7 @@ from triagebot.domain.models import Diagnosed, Environment, MissingInfo
 DS_REPORT = MissingInfo(key="ds_report", description="The full output of ds_report.")
 TRACEBACK = MissingInfo(key="traceback", description="The full error and traceback as text "
                         "(with several ranks, from the first that failed).")
+CONFIG = MissingInfo(key="config", description="The configuration in use (config file or arguments).")
 MISMATCH = Diagnosed(id="cuda_mismatch", values={"torch_cuda": "11.8", "nvcc_cuda": "12.1"})
 
 
@@ -35,13 +36,14 @@ def public_part(body: str) -> str:
 
 
 def test_the_diagnosis_is_shown_first_above_the_fold_and_before_the_requests() -> None:
-    body = comment.render(unsure(diagnoses=[MISMATCH], missing_info=[TRACEBACK],
-                                 stage=prediction("S1", 0.95)))
+    body = comment.render(unsure(diagnoses=[MISMATCH], stage=prediction("S1", 0.95)))
     public = public_part(body)
     assert DIAGNOSIS_HEADING in public
     assert "PyTorch was built with CUDA 11.8, but the toolkit" in public
-    assert public.index(DIAGNOSIS_HEADING) < public.index(MISSING_HEADING)
     assert body.index(DIAGNOSIS_HEADING) < body.index(DETAILS_SUMMARY)
+    killed = public_part(comment.render(unsure(diagnoses=[Diagnosed(id="sigkill")],
+                                               stage=prediction("S4", 0.95), missing_info=[CONFIG])))
+    assert killed.index(DIAGNOSIS_HEADING) < killed.index(MISSING_HEADING)
 
 
 def test_a_diagnosis_alone_is_worth_a_comment() -> None:
@@ -86,9 +88,12 @@ def test_the_generic_advice_of_the_fix_pattern_gives_way_to_the_diagnosis() -> N
 
 def test_a_request_the_diagnosis_answers_is_not_made() -> None:
     stated = dict(stage=prediction("S1", 0.95), missing_info=[DS_REPORT, TRACEBACK])
-    assert "full output of ds" in public_part(comment.render(unsure(**stated)))
-    public = public_part(comment.render(unsure(diagnoses=[MISMATCH], **stated)))
-    assert "full output of ds" not in public and "traceback" in public
+    before = public_part(comment.render(unsure(**stated)))
+    assert "full output of ds" in before and "traceback" in before
+    assert MISSING_HEADING not in comment.render(unsure(diagnoses=[MISMATCH], **stated))
+    training = dict(stage=prediction("S4", 0.95), missing_info=[TRACEBACK, CONFIG])
+    killed = public_part(comment.render(unsure(diagnoses=[Diagnosed(id="sigkill")], **training)))
+    assert "traceback" not in killed and "configuration in use" in killed
 
 
 def test_the_cli_text_shows_the_diagnosis_without_markdown() -> None:

@@ -59,6 +59,9 @@ VALUE_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType({
 })
 _Q = r"""['"‘’`]?"""  # rewritten and pasted reports quote names with any of these, or none
 _LAUNCHER_VARS = r"(?:RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)"
+# Requests a named build refusal makes pointless: the error says what is wrong and with which
+# toolkit, so a log, a traceback or a script to reproduce it would tell nothing more.
+_BUILD_ANSWERED = frozenset({"cuda", "ds_report", "versions", "build_log", "traceback", "repro"})
 # Requests a launch-time clash makes pointless: versions, hardware and config play no part in it.
 _NOT_ABOUT_VERSIONS = frozenset({"versions", "ds_report", "cuda", "hardware", "config"})
 
@@ -111,7 +114,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "build for CUDA {nvcc_cuda}, or point `CUDA_HOME` at a CUDA {torch_cuda} toolkit, then "
         "build again.",
         implies={"stage": "S1", "root_cause": "R1.1", "fix_pattern": "F2"},
-        moot=frozenset({"cuda", "ds_report", "versions", "build_log"}),
+        moot=_BUILD_ANSWERED,
     ),
     Diagnosis(
         "cuda_toolkit_missing",
@@ -123,7 +126,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`CUDA_HOME` does not point at one. Install the toolkit matching `torch.version.cuda` "
         "and set `CUDA_HOME` to its directory (the one holding `bin/nvcc`), then build again.",
         implies={"stage": "S1", "root_cause": "R1.4", "fix_pattern": "F1"},
-        moot=frozenset({"cuda", "ds_report", "build_log"}),
+        moot=_BUILD_ANSWERED,
     ),
     # Mangled names of PyTorch's C++ namespaces (c10, at, torch). Other undefined symbols were
     # tried and dropped: curand ones were a link bug of the op itself, TensorFlow ones (Horovod)
