@@ -190,7 +190,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                     r"tcp://|dist_url"),
         implies={"stage": "S2", "symptom": "2.1", "root_cause": "R2.1", "fix_pattern": "F1"},
         states=frozenset(taxonomy.DIMENSIONS),
-        moot=_NOT_ABOUT_VERSIONS,
+        moot=_NOT_ABOUT_VERSIONS | {"launcher_command"},
     ),
     Diagnosis(
         "local_rank_arg",
