@@ -12,6 +12,7 @@ from triagebot.comment.posting import worth_posting
 from triagebot.comment.sections import (
     asked_missing,
     choice,
+    diagnosis_lines,
     flag,
     missing_plain,
     pct,
@@ -37,6 +38,7 @@ def render_text(triage: Triage) -> str:
     whether the bot would comment with the default ``comment: useful``."""
     lines = [f"{title:<14}{_choice(triage, dim)}" for dim, title in _TITLES.items()]
     resolved, unresolved = split_similar(triage.similar)
+    lines += _block("What the error says:", diagnosis_lines(triage, markdown=False))
     lines += _block("What to try first:", tips(triage, markdown=False))
     lines += _block("Similar issues:", [_similar(s) for s in resolved + unresolved])
     lines += _block("Missing information:",

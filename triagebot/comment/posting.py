@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from triagebot.comment.sections import asked_missing, choice, names_a_label, split_similar, tips
+from triagebot.comment.sections import (
+    asked_missing,
+    choice,
+    diagnosis_texts,
+    names_a_label,
+    split_similar,
+    tips,
+)
 from triagebot.domain import missing
 from triagebot.domain.models import Triage
 
@@ -31,16 +38,19 @@ def worth_posting(triage: Triage, mode: CommentMode = "useful") -> bool:
 
 def posting_reasons(triage: Triage) -> list[str]:
     """What in this triage is worth a public comment: a stated label (stage, symptom, root cause
-    or fix pattern), a relevant link, or a request specific to this report. The distributed flag
-    alone is not: it tells the reporter nothing they can act on. Nor is "not a bug" alone: a
-    comment that only says a report reads like a question was read by maintainers as dismissive
-    (on a report that quoted the faulty line), and it helps nobody; it still appears beside
-    anything else worth saying."""
+    or fix pattern), a diagnosis of the report's own error (``domain.diagnoses``: each measured
+    right on essentially every shared issue it matched), a relevant link, or a request specific
+    to this report. The distributed flag alone is not: it tells the reporter nothing they can act
+    on. Nor is "not a bug" alone: a comment that only says a report reads like a question was
+    read by maintainers as dismissive (on a report that quoted the faulty line), and it helps
+    nobody; it still appears beside anything else worth saying."""
     reasons = []
     # The fix pattern's name is not shown to the reporter, only the advice it grounds: a stated
     # fix pattern with no advice for it would post a bare heading.
     if names_a_label(triage) or (choice(triage, "fix_pattern") and tips(triage)):
         reasons.append("a stated label")
+    if diagnosis_texts(triage):
+        reasons.append("a diagnosis of the error")
     resolved, related = split_similar(triage.similar)
     if resolved or related:
         reasons.append("a relevant link")

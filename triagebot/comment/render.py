@@ -18,6 +18,7 @@ from triagebot.comment.sections import (
     NOT_A_BUG_NOTE,
     choice,
     details_block,
+    diagnosis_lines,
     missing_lines,
     names_a_label,
     similar_line,
@@ -43,6 +44,7 @@ SHED_ORDER = ("alternatives", "environment", "one_quote", "second_tip", "agreeme
               "related_titles", "short_links")
 SHEDDING = tuple(frozenset(SHED_ORDER[:n]) for n in range(len(SHED_ORDER) + 1))
 
+DIAGNOSIS_HEADING = "#### What the error says"
 SIMILAR_HEADING = "#### How similar issues were fixed"
 TIPS_HEADING = "#### What to try first"
 MISSING_HEADING = "#### Please add"
@@ -110,11 +112,14 @@ def _allowed(triage: Triage, extra: Iterable[str]) -> frozenset[str]:
 
 def _compose(triage: Triage, allowed: frozenset[str], level: str,
              shed: frozenset[str] = frozenset()) -> str:
-    """The reporter's block (stated labels, fixes of relevant resolved issues, what to try, what
-    to add), then the maintainers' collapsed block, which also carries the correction commands."""
+    """The reporter's block (stated labels, what the error says, fixes of relevant resolved
+    issues, what to try, what to add), then the maintainers' collapsed block, which also carries
+    the correction commands."""
     resolved, unresolved = split_similar(triage.similar)
     short = "short_links" in shed
     sections = [f"{MARKER}\n" + "\n".join(summary_lines(triage))]
+    diagnosed = diagnosis_lines(triage)  # first: what a maintainer would say at a glance
+    sections.append(_section(DIAGNOSIS_HEADING, [f"- {line}" for line in diagnosed]))
     if level != "no_similar":
         lines = [similar_line(s, triage.repo, allowed, with_resolution=True, short=short)
                  for s in resolved]
@@ -124,7 +129,7 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str,
     asked = missing_lines(triage)
     sections.append(_section(MISSING_HEADING, asked))
     if unresolved and level != "no_similar" and not (
-            resolved or advice or asked or names_a_label(triage)):
+            resolved or advice or asked or diagnosed or names_a_label(triage)):
         # Nothing else for the reporter: the related issues are the comment, so they show above
         # the fold (maintainers read an empty reporter block as noise).
         sections.append(_section(RELATED_PUBLIC_HEADING, [

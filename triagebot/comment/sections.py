@@ -13,7 +13,7 @@ collapsed block as "not stated", with its confidence.
 from __future__ import annotations
 
 from triagebot.comment import advice
-from triagebot.domain import missing, taxonomy
+from triagebot.domain import diagnoses, missing, taxonomy
 from triagebot.domain.environment import framework_of
 from triagebot.domain.models import FLAG_NO, FLAG_YES, MissingInfo, Prediction, Similar, Triage
 from triagebot.domain.signatures import error_signature
@@ -131,14 +131,37 @@ def summary_lines(triage: Triage) -> list[str]:
     return lines
 
 
+DIAGNOSIS_CHARS = 500  # a whole diagnosis: the longest template is under it
+
+
+def diagnosis_texts(triage: Triage) -> list[str]:
+    """What the report's own error says (``domain.diagnoses``), at most ``diagnoses.MAX_SHOWN``:
+    always the table's template, by id (an id it does not know is skipped), never stored text."""
+    texts: list[str] = []
+    for diagnosed in triage.diagnoses:
+        text = diagnoses.text_of(diagnosed)
+        if text and text not in texts:
+            texts.append(text)
+    return texts[:diagnoses.MAX_SHOWN]
+
+
+def diagnosis_lines(triage: Triage, markdown: bool = True) -> list[str]:
+    """The diagnoses as Markdown (commands as code spans, as in the advice) or plain text."""
+    return [_tip_markdown(t, DIAGNOSIS_CHARS) if markdown
+            else sanitize.plain(t.replace("`", ""), DIAGNOSIS_CHARS)
+            for t in diagnosis_texts(triage)]
+
+
 def tips(triage: Triage, markdown: bool = True, limit: int = advice.MAX_TIPS) -> list[str]:
     """What to try first beside the fixes of the linked resolved issues: advice for the stated fix
     pattern only, in the terms of the repository's framework, the stated stage and symptom and
     the launcher the report uses. A link's fix pattern is no ground: its own resolution is shown,
     and general advice beside it adds nothing. A stated "not a bug", or a title that says it is a
     feature, documentation or roadmap request (``missing.probably_not_a_bug``), gets no debugging
-    advice, which would contradict it."""
-    if missing.probably_not_a_bug(triage):
+    advice, which would contradict it. Nor does a report whose error is diagnosed: the diagnosis
+    is the specific advice, and the pattern's general advice beside it repeats it at best and at
+    worst contradicts it ("offload to CPU" beside a process killed for lack of host memory)."""
+    if missing.probably_not_a_bug(triage) or diagnosis_texts(triage):
         return []
     resolved, _ = split_similar(triage.similar)
     picked = advice.tips_for(choice(triage, "fix_pattern"), framework(triage),
@@ -149,14 +172,14 @@ def tips(triage: Triage, markdown: bool = True, limit: int = advice.MAX_TIPS) ->
     return [_tip_markdown(t) if markdown else sanitize.plain(t.replace("`", ""), 300) for t in picked]
 
 
-def _tip_markdown(text: str) -> str:
+def _tip_markdown(text: str, limit: int = 300) -> str:
     """Advice is our own text but may quote commands in backticks: keep those as code spans."""
     parts = text.split("`")
     if len(parts) % 2 == 0:  # unbalanced backticks: treat it all as prose
-        return sanitize.safe_inline(text, 300)
+        return sanitize.safe_inline(text, limit)
     out = []
     for i, part in enumerate(parts):
-        piece = sanitize.safe_code(part, 80) if i % 2 else sanitize.safe_inline(part, 300)
+        piece = sanitize.safe_code(part, 80) if i % 2 else sanitize.safe_inline(part, limit)
         lead = " " if part[:1].isspace() and i % 2 == 0 else ""
         trail = " " if part[-1:].isspace() and i % 2 == 0 else ""
         out.append(lead + piece + trail if piece else lead)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from triagebot.domain import symptom_requests, taxonomy
+from triagebot.domain import diagnoses, symptom_requests, taxonomy
 from triagebot.domain.models import Environment, MissingInfo, Triage
 
 MAX_ITEMS = 5   # gaps the engine records (review page, backtest)
@@ -261,10 +261,12 @@ def asked_in_comment(triage: Triage) -> list[MissingInfo]:
     (``symptom_requests.TEXT_TRIGGERED``); the profile's own checklist items (a traceback, the
     launch command) join them. With none of the symptom's own requests left to make, ``asked``
     given what the comment states (``Triage.stated``). Nothing for a question, feature or
-    documentation request."""
+    documentation request. Never what a diagnosis of the report's error makes pointless
+    (``diagnoses.moot``: the CUDA versions when the error already names both)."""
     if probably_not_a_bug(triage):
         return []
-    items = triage.missing_info
+    moot = diagnoses.moot(triage.diagnoses)
+    items = [i for i in triage.missing_info if i.key not in moot]
     picked = [i for i in items if i.key in symptom_requests.TEXT_TRIGGERED]
     symptom_id = request_symptom(triage)
     for key in symptom_requests.PROFILES.get(symptom_id or "", ()):

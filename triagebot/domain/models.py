@@ -240,6 +240,16 @@ class Similar(BaseModel):
         return self
 
 
+class Diagnosed(BaseModel):
+    """A diagnosis the report's own error implies (``domain.diagnoses``): the id of its entry in
+    that table and the few values quoted from the report that its template takes. Only the id
+    and checked values are kept, never text: the comment renders the table's own template, so a
+    stored or hand-made triage cannot put words in the bot's mouth."""
+
+    id: str = Field(max_length=40)
+    values: dict[str, str] = Field(default_factory=dict)
+
+
 class Triage(BaseModel):
     """The bot's whole answer for one issue. Rendering and labelling read only this."""
 
@@ -254,6 +264,8 @@ class Triage(BaseModel):
     is_bug: Prediction
     similar: list[Similar] = Field(default_factory=list)
     missing_info: list[MissingInfo] = Field(default_factory=list)
+    # Empty by default: triages stored before diagnoses existed load unchanged.
+    diagnoses: list[Diagnosed] = Field(default_factory=list)
     environment: Environment = Field(default_factory=Environment)
     source: Literal["offline", "llm", "offline+llm"] = "offline"
     notes: list[str] = Field(default_factory=list)

@@ -11,9 +11,9 @@ from typing import Protocol
 
 import numpy as np
 
-from triagebot.domain import missing, rules, taxonomy
+from triagebot.domain import diagnoses, missing, rules, taxonomy
 from triagebot.domain.environment import framework_of
-from triagebot.domain.models import IndexedIssue, Issue, Prediction, Similar, Triage
+from triagebot.domain.models import Diagnosed, IndexedIssue, Issue, Prediction, Similar, Triage
 from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 from triagebot.engine import relevance
 from triagebot.engine.analysis import Analysed, analyse
@@ -138,7 +138,8 @@ def predict(
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
     if rules.decisive(analysed.full, analysed.env):
         preds = _decisive_build_failure(preds, dists, analysed.full)
-    preds = _hierarchy_kept(preds)
+    found = diagnoses.diagnose(analysed.full, analysed.env)
+    preds = _hierarchy_kept(_stated_by_diagnoses(preds, dists, found, analysed.full))
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"], issue.title, analysed.full,
                              fix_threshold=thresholds["fix_link"])
@@ -149,7 +150,7 @@ def predict(
         missing_info=missing.missing_info(analysed.full, analysed.env,
                                           None if stage.abstained else stage.id, distributed,
                                           framework=framework_of(issue.repo)),
-        environment=analysed.env, source="offline",
+        diagnoses=found, environment=analysed.env, source="offline",
     )
 
 
@@ -175,6 +176,35 @@ def _decisive_build_failure(preds: dict[str, Prediction], dists: dict[str, dict[
         evidence=rules.evidence(full, "stage", DECISIVE_STAGE),
         facts=rules.facts(full, "stage", DECISIVE_STAGE))
     return {**_withheld(preds, taxonomy.AFTER_STAGE), "stage": stage}
+
+
+def _stated_by_diagnoses(preds: dict[str, Prediction], dists: dict[str, dict[str, float]],
+                         found: list[Diagnosed], full: str) -> dict[str, Prediction]:
+    """A dimension the classifier did not state takes the id a diagnosis of the report's own error
+    implies, for the dimensions that diagnosis may state (``Diagnosis.states``: measured right on
+    >= 0.9 of >= 3 matched shared issues, e.g. ``cannot import name`` -> S1, R1.1, F2), with the
+    error line as evidence. Like ``_decisive_build_failure``, a mechanism the model sees too
+    rarely to calibrate on; unlike it, never against a stage the classifier states: a symptom or
+    root cause only inside the stage stated by then (stage is decided first)."""
+    for diagnosed in found:
+        entry = diagnoses.BY_ID[diagnosed.id]
+        for dim in taxonomy.DIMENSIONS:  # stage first
+            implied = entry.implies.get(dim)
+            if dim not in entry.states or implied is None or not preds[dim].abstained:
+                continue
+            stage = preds["stage"]
+            if dim in taxonomy.IN_STAGE and (
+                    stage.abstained or taxonomy.stage_of(dim, implied) != stage.id):
+                continue
+            old, quote = preds[dim], diagnoses.quote(full, diagnosed.id)
+            others = [(old.id, old.confidence)] if old.id != implied else []
+            preds = {**preds, dim: Prediction(
+                id=implied, name=_name(dim, implied),
+                confidence=round(dists.get(dim, {}).get(implied, 0.0), 4),
+                abstained=False,
+                alternatives=others + [a for a in old.alternatives if a[0] != implied],
+                evidence=[quote] if quote else [])}
+    return preds
 
 
 def _withheld(preds: dict[str, Prediction], dims: tuple[str, ...]) -> dict[str, Prediction]:

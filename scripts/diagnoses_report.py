@@ -1,0 +1,195 @@
+"""How often each diagnosis of ``triagebot/domain/diagnoses.py`` fires on the labelled issues and
+how often it is right, per signature; the numbers behind the table's docstring.
+
+Why: a diagnosis is said to the reporter as a fact, so each signature has to earn its place on
+real reports, not on what we believe of the error. Two measures per signature:
+
+- agreement with the annotators' labels, for every taxonomy id the diagnosis implies (an issue
+  whose label is ``unknown`` for that dimension is not counted either way);
+- our reading of every matched issue's ``resolution`` (``VERDICTS``, written by reading each
+  one; "right" also where the resolution is unknown but the report itself shows the mechanism,
+  said so in the note). A signature whose matches are not all in ``VERDICTS`` is flagged.
+
+``--candidates`` also measures the signatures that were tried and dropped (``CANDIDATES``).
+
+    .venv/bin/python scripts/diagnoses_report.py --data ../shared/data/issues.jsonl [--show]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from triagebot.domain import diagnoses, environment, taxonomy  # noqa: E402
+from triagebot.text.signal import full_text  # noqa: E402
+
+# Our reading of each matched issue: (verdict, why). "right": the diagnosis is what fixed it or
+# what its resolution/labels say; "wrong": it would have misled; "unverified": nothing says.
+VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
+    ("cuda_mismatch", "deepspeedai/DeepSpeed#2902"): (
+        "right", "unresolved; the error is DeepSpeed's refusal itself (12.0 vs 11.7), R1.1"),
+    ("cuda_mismatch", "deepspeedai/DeepSpeed#3223"): (
+        "right", "resolution: make the system toolkit agree with torch's CUDA"),
+    ("cuda_toolkit_missing", "deepspeedai/DeepSpeed#2772"): (
+        "right", "resolution: install the toolkit and point CUDA_HOME at it"),
+    ("cuda_toolkit_missing", "deepspeedai/DeepSpeed#5511"): (
+        "right", "resolution: CUDA_HOME had a stray colon; point it at the real toolkit"),
+    ("torch_abi", "horovod/horovod#629"): (
+        "right", "resolution: clean reinstall of torch, then rebuild Horovod against it"),
+    ("torch_abi", "horovod/horovod#1059"): (
+        "right", "resolution: PYTHONNOUSERSITE=1, i.e. another torch in ~/.local was imported"),
+    ("import_name", "deepspeedai/DeepSpeed#811"): (
+        "right", "the FileStore import is torch's Windows build lacking it; labels R1.1/F2 "
+                 "(the resolution is about the issue's other import, fixed by a newer release)"),
+    ("import_name", "deepspeedai/DeepSpeed#2266"): (
+        "right", "unresolved; typing.OrderedDict needs Python >= 3.7.2 (reporter on 3.6), R1.1"),
+    ("import_name", "deepspeedai/DeepSpeed#5649"): (
+        "right", "unresolved; setuptools 70 removed pkg_resources.packaging (title says so), R1.1"),
+    ("import_name", "deepspeedai/DeepSpeed#5671"): (
+        "right", "resolution: numpy < 2 or a DeepSpeed release without the stale import"),
+    ("import_name", "hpcaitech/ColossalAI#104"): (
+        "right", "resolution: a build matching the example code (from source)"),
+    ("import_name", "hpcaitech/ColossalAI#3447"): (
+        "right", "resolution: install from GitHub source, confirmed"),
+    ("import_name", "hpcaitech/ColossalAI#3629"): (
+        "right", "resolution: align the library with the example's version"),
+    ("import_name", "hpcaitech/ColossalAI#3672"): (
+        "right", "resolution not in the thread; same error as #3447/#3629, labels R1.1"),
+    ("import_name", "hpcaitech/ColossalAI#3853"): (
+        "right", "unresolved; EnergonAI's API moved (labels R5.3 mismatched dependency)"),
+    ("import_name", "huggingface/accelerate#112"): (
+        "right", "resolution: not yet released, install from source"),
+    ("import_name", "pytorch/torchtitan#439"): (
+        "right", "resolution: a newer torch nightly that has the name"),
+    ("import_name", "pytorch/torchtitan#1679"): (
+        "right", "resolution: reinstall torch nightly that has the name"),
+    ("launcher_env", "hpcaitech/ColossalAI#1074"): (
+        "right", "resolution: start with torchrun or colossalai run, not plain python"),
+    ("port_in_use", "deepspeedai/DeepSpeed#3878"): (
+        "right", "unresolved; error at the c10d store of init_process_group, labels R2.1"),
+    ("port_in_use", "deepspeedai/DeepSpeed#3916"): (
+        "right", "unresolved; srun starts 8 deepspeed launchers on the one --master_port 29600"),
+    ("port_in_use", "huggingface/accelerate#74"): (
+        "right", "resolution: give the second job its own --main_process_port"),
+    ("port_in_use", "huggingface/accelerate#508"): (
+        "right", "resolution: run on a separate port via --main_process_port"),
+    ("port_in_use", "pytorch/pytorch#126510"): (
+        "right", "resolution: port held by another torchrun job or a leftover process"),
+    ("local_rank_arg", "deepspeedai/Megatron-DeepSpeed#194"): (
+        "right", "resolution: the parser no longer accepted --local_rank; restored upstream"),
+    ("duplicate_gpu", "NVIDIA/Megatron-LM#661"): (
+        "right", "unresolved; NCCL's own check: ranks 0/3/7 on one device, labels R2.1"),
+    ("ddp_unused", "pytorch/pytorch#68862"): (
+        "right", "resolution: find_unused_parameters=True"),
+    ("zero3_partitioned", "deepspeedai/DeepSpeed#842"): (
+        "right", "resolution: ZeRO-3 parameters are partitioned, gather them"),
+    ("zero3_partitioned", "deepspeedai/DeepSpeed#3655"): (
+        "right", "unresolved; weights saved from a ZeRO-3 model without gathering (mechanism)"),
+    ("sigkill", "deepspeedai/DeepSpeed#2918"): (
+        "right", "resolution: host memory exhausted by offload; NVMe or keep parts on GPU"),
+    ("sigkill", "deepspeedai/DeepSpeed#3232"): (
+        "right", "unresolved; labels R4.5 constrained resource"),
+    ("sigkill", "deepspeedai/DeepSpeed#3823"): (
+        "right", "unresolved; param+optimizer CPU offload config on one GPU, labels R4.5"),
+    ("sigkill", "deepspeedai/DeepSpeed#4239"): (
+        "right", "resolution: ZeRO-3 CPU offload exhausted host RAM, confirmed with htop"),
+    ("sigkill", "hpcaitech/ColossalAI#3514"): (
+        "right", "unresolved; 4 ranks each loading llama-7b, symptom label 3.4 memory"),
+    ("not_divisible", "hpcaitech/ColossalAI#3043"): (
+        "right", "resolution: heads must be divisible by the tensor parallel size"),
+    ("not_divisible", "hpcaitech/ColossalAI#6202"): (
+        "right", "resolution: pick tp/pp sizes whose product divides the world size"),
+}
+
+# Tried and dropped, with the reason (measured with this script's --candidates).
+CANDIDATES: dict[str, tuple[str, str]] = {
+    "torch_six": (r"torch\._six", "0 matches"),
+    "glibcxx": (r"GLIBCXX_3\.4\.\d+'? not found", "0 matches"),
+    "ninja": (r"ninja: build stopped|Ninja is required", "0 matches"),
+    "undefined_symbol_any": (r"undefined symbol", "3 of 6: curand symbols were a link bug of "
+                             "the op itself, one TensorFlow nightly broke Horovod's symbols"),
+    "module_has_no_attribute": (r"module '[\w.]+' has no attribute", "about 4 of 7: bugs in "
+                                "the framework's own code and a shadowed package as well"),
+    "no_module_named": (r"No module named '[\w.]+'", "19, all S1 but causes mixed (kernels "
+                        "not built, a package not installed, another release): R1.3 8, R1.1 4"),
+    "cuda_oom": (r"CUDA out of memory|OutOfMemoryError", "2 of 4 resolved agree with 'lower "
+                 "memory': a WSL2 pinned-memory limit, an unmaintained example"),
+    "batch_size_check": (r"train_batch_size is not equal to", "1 of 2: the other was a "
+                         "DeepSpeed 0.9.0 regression"),
+    "cuda_mismatch_minor": (r"does not match the version torch was compiled with [\d.]+ but "
+                            r"since", "3, all the warning that accepts the pair: a "
+                            "Windows build failure (R1.2), an offload bug (S5), one unresolved"),
+}
+
+
+def load(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def key(row: dict) -> str:
+    return f"{row['repo']}#{row['number']}"
+
+
+def report(rows: list[dict], show: bool) -> None:
+    texts = {key(r): full_text(r.get("title") or "", r.get("body") or "") for r in rows}
+    matched: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        text = texts[key(row)]
+        # all matches, not only the MAX_SHOWN a comment keeps
+        found = [d.id for d in diagnoses.DIAGNOSES if diagnoses._match(d, text)]
+        if not found and diagnoses.diagnose(text, environment.extract(text)):
+            found = ["cuda_mismatch"]
+        for diagnosis_id in found:
+            matched[diagnosis_id].append(row)
+    print(f"{'id':<22}{'matched':>8}{'right':>7}{'wrong':>7}{'unver.':>7}  implied ids: agree/labelled")
+    for diagnosis in diagnoses.DIAGNOSES:
+        hits = matched.get(diagnosis.id, [])
+        verdicts = [VERDICTS.get((diagnosis.id, key(r)), ("UNREAD", "")) for r in hits]
+        counts = {v: sum(1 for verdict, _ in verdicts if verdict == v)
+                  for v in ("right", "wrong", "unverified", "UNREAD")}
+        agree = []
+        for dim, label_id in diagnosis.implies.items():
+            labelled = [r for r in hits if r["labels"].get(dim, taxonomy.UNKNOWN) != taxonomy.UNKNOWN]
+            same = sum(r["labels"][dim] == label_id for r in labelled)
+            stated = "*" if dim in diagnosis.states else ""
+            agree.append(f"{label_id}{stated} {same}/{len(labelled)}")
+        unread = f"  UNREAD {counts['UNREAD']}" if counts["UNREAD"] else ""
+        print(f"{diagnosis.id:<22}{len(hits):>8}{counts['right']:>7}{counts['wrong']:>7}"
+              f"{counts['unverified']:>7}  {', '.join(agree) or '-'}{unread}")
+        if show:
+            for row, (verdict, why) in zip(hits, verdicts):
+                labels = row["labels"]
+                print(f"    {key(row)} [{labels['stage']} {labels['symptom']} {labels['root_cause']}"
+                      f" {labels['fix_pattern']}] {verdict}: {why}")
+                print(f"      resolution: {row.get('resolution', '')[:200]}")
+    print("\n* = stated when the classifier does not state that dimension")
+
+
+def candidates(rows: list[dict]) -> None:
+    print("\nDropped candidates (matched issues, why dropped):")
+    for name, (pattern, why) in CANDIDATES.items():
+        regex = re.compile(pattern, re.I)
+        hits = [r for r in rows if regex.search(full_text(r.get("title") or "", r.get("body") or ""))]
+        print(f"  {name:<26}{len(hits):>4}  {why}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data/issues.jsonl"))
+    parser.add_argument("--show", action="store_true", help="every matched issue with our verdict")
+    parser.add_argument("--candidates", action="store_true", help="also the dropped signatures")
+    args = parser.parse_args()
+    rows = load(args.data)
+    report(rows, args.show)
+    if args.candidates:
+        candidates(rows)
+
+
+if __name__ == "__main__":
+    main()
