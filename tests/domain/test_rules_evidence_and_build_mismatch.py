@@ -86,6 +86,12 @@ def test_cuda_mismatch_while_building_is_s1():
         "stage": "S1", "symptom": "1.1", "root_cause": "R1.1", "fix_pattern": "F2"}
 
 
+def test_a_minor_cuda_mismatch_while_building_is_not_decisive():
+    text, env = _text_env(BUILD.replace("nvcc 12.1", "nvcc 11.7"))
+    assert (env.cuda_torch, env.cuda_nvcc) == ("11.8", "11.7")
+    assert env.cuda_mismatch() and not rules.decisive(text, env)
+
+
 def test_cuda_mismatch_without_build_context_is_not_decisive():
     text, env = _text_env(NCCL.replace("CUDA 12.1, NCCL", "nvcc 11.8, NCCL"))
     assert env.cuda_mismatch() and not rules.decisive(text, env)

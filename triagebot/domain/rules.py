@@ -189,9 +189,18 @@ def _scores(hits: Hits, env: Environment) -> dict[str, float]:
 
 
 def decisive(text: str, env: Environment) -> bool:
-    """Torch built for one CUDA, nvcc another, while something is built or installed: whatever the
-    reporter was doing around it (loading a model, a dataset), the build of the CUDA ops fails."""
-    return env.cuda_mismatch() and _build_context(_hits(_bounded(text)))
+    """Torch built for one CUDA major version, nvcc another, while something is built or
+    installed: whatever the reporter was doing around it (loading a model, a dataset), the build
+    of the CUDA ops fails. Only a major mismatch: torch's extension builder refuses it, while a
+    minor one (12.1 vs 12.3) only warns and DeepSpeed's op builder accepts it as compatible, so
+    the build may well have failed for another reason (the one shared issue with a minor
+    mismatch in a build failed on Windows)."""
+    return env.cuda_mismatch() and _major(env.cuda_torch) != _major(env.cuda_nvcc) and \
+        _build_context(_hits(_bounded(text)))
+
+
+def _major(version: str | None) -> str:
+    return (version or "").split(".")[0]
 
 
 def _build_context(hits: Hits) -> bool:

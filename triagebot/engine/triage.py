@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 # A CUDA mismatch between torch and nvcc while something is being built (``rules.decisive``) is a
 # build failure whatever else the report talks about: torch's extension builder refuses a CUDA
 # toolkit other than the one torch was built with, so the stage is certain by mechanism, not by
-# statistics (the shared data holds one such report, too few to calibrate on).
+# statistics (the shared data holds none with a major mismatch, too few to calibrate on).
 DECISIVE_STAGE = "S1"
 BINARY_NAMES = {
     "distributed_specific": {"yes": "Distributed-specific", "no": "Not distributed-specific"},
