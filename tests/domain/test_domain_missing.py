@@ -222,3 +222,39 @@ def test_a_filled_in_environment_list_gives_the_versions() -> None:
     text = ("FSDP fails with an error once mixed precision is on.\n- `Accelerate` version: 0.22.0\n"
             "- PyTorch version (GPU?): 2.0.1+cu117 (True)\n")
     assert "versions" not in _keys(text, "S4", True)
+
+
+def test_a_report_that_says_ds_report_was_attached_is_not_asked_for_it_or_its_versions() -> None:
+    text = ("[BUG] No overlap of communication in ZeRO-0\nI see no overlap in the profiler trace. "
+            "ZeRO stage 0 with overlap_comm.\nds_report output was attached.")
+    keys = _keys(text, "S4", True, framework="deepspeed")
+    assert "ds_report" not in keys and "versions" not in keys and "cuda" not in keys
+
+
+def test_a_quoted_plugin_argument_is_the_colossalai_config() -> None:
+    text = ('OOM with gemini\nThe script:\n```\ntorchrun --nproc_per_node 8 finetune.py \\\n'
+            '    --plugin "gemini_auto" --batch_size 2\n```\nCUDA out of memory with the plugin.')
+    assert "config" not in _keys(text, "S4", True, framework="colossalai")
+
+
+def test_a_package_build_is_not_asked_for_the_training_config() -> None:
+    text = ("Error building the DeepSpeed wheel on Windows\nI set DS_BUILD_AIO=0 because offload "
+            "ops fail.\n`python setup.py bdist_wheel` gives\nLINK : fatal error LNK1181: cannot "
+            "open input file 'aio.lib'")
+    assert "config" not in _keys(text, "S4", False, framework="deepspeed")
+
+
+def test_a_report_citing_source_lines_is_not_asked_for_config_or_a_script() -> None:
+    body = ("When loading the optimizer with CPU offload the flag is not used.\nThis is where it "
+            "comes from:\nhttps://github.com/pytorch/pytorch/blob/2200118f59cb/torch/distributed/"
+            "fsdp/_optim_utils.py#L391-L393\n")
+    assert missing.cites_source(body) and not missing.cites_source("see https://github.com/a/b")
+    text = "CPU offload flag should be passed through\n" + body
+    items = missing.missing_info(text, extract(text), "S4", True, cites_source=True)
+    assert not {"config", "repro"} & {item.key for item in items}
+
+
+def test_a_plan_under_a_todo_heading_gets_no_bug_checklist() -> None:
+    text = ("[chat] switch to the official transformers release\n## Description\nSome use cases "
+            "fail.\n## TODOs\nBump the transformers version.\nFix the errors in the llama model.")
+    assert missing.not_a_bug_text(text) and _keys(text, "S4", False) == []

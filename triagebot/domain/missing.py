@@ -110,7 +110,10 @@ _OUTPUT_BLOCK = re.compile(
     r"\b(?:output|logs?|errors?|trace(?:back)?|prints?|printed|shows?|says?)\b[^\n]{0,40}\n\s*```",
     re.I,
 )
-_DS_REPORT = re.compile(r"DeepSpeed general environment info|deepspeed info\s*\.{3,}|op name\s*\.{3,}", re.I)
+# ds_report's output, or the reporter saying they ran or attached it ("ds_report output was
+# attached"): asking for it again was read by maintainers as not having read the report.
+_DS_REPORT = re.compile(r"DeepSpeed general environment info|deepspeed info\s*\.{3,}|op name\s*\.{3,}|"
+                        r"\bds_report\b", re.I)
 _CONTAINER = re.compile(
     r"nvcr\.io/|\b(?:pytorch|nemo|tensorflow)\s*:\s*\d{2}\.\d{2}|\bNGC\b[^\n]{0,40}\b\d{2}\.\d{2}\b", re.I)
 _COLLECT_ENV = re.compile(
@@ -138,7 +141,7 @@ _CONFIG_MENTION = re.compile(
 _CONFIG_BODY = re.compile(
     r"\{\s*\"\w+\"\s*:|\"(?:zero_optimization|train_batch_size|train_micro_batch_size_per_gpu|fp16|bf16|"
     r"optimizer)\"|^\s*zero_optimization\s*:|\b[A-Za-z]\w{0,40}Plugin\s*\(|--(?:tensor|pipeline)-model-parallel-size|--micro-batch-size|"
-    r"--plugin[ =]\w+",
+    r"--plugin[ =][\"']?\w+",
     re.I | re.M,
 )
 _REPRO = re.compile(
@@ -170,22 +173,43 @@ _INSTALL_FAILED = re.compile(
     re.I)
 
 
+# The report is about building the package (a wheel, an extension, the compiler's own error):
+# a training configuration plays no part (a DeepSpeed config JSON asked of a Windows wheel build
+# was read as not having read the report).
+_BUILDING = re.compile(
+    r"setup\.py\s+(?:install|bdist_wheel|build|develop)|\bbdist_wheel\b|\bbuild_ext\b|"
+    r"Error building extension|\bDS_BUILD_[A-Z_]+|fatal error (?:LNK|C)\d+|ninja: build stopped|"
+    r"error: command '[^'\n]*(?:gcc|g\+\+|nvcc|cl\.exe)'", re.I)
+# A permalink to lines of the framework's source: the reporter has read the code and says where
+# it goes wrong; asking for their configuration or a script was read as dismissive.
+_SOURCE_LINE = re.compile(r"/blob/[\w.-]{1,40}/[\w./-]+#L\d+")
+
+
+def cites_source(raw: str) -> bool:
+    """The raw report (before cleaning removes links) points at lines of source code."""
+    return bool(_SOURCE_LINE.search(raw if isinstance(raw, str) else ""))
+
+
 def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
-                 framework: str | None = None) -> list[MissingInfo]:
+                 framework: str | None = None, cites_source: bool = False) -> list[MissingInfo]:
     """Items a maintainer would ask for first, given what the report already contains: the
     stage's checklist (at most ``MAX_ITEMS``), then the requests keyed by symptom that the text
     calls for (``symptom_requests``; the comment asks those only for a symptom it states). A
     feature, documentation or roadmap request lacks nothing a bug report would.
 
     ``framework`` is a hint from the repository (``deepspeed`` for deepspeedai/DeepSpeed); the
-    text's own framework is used when it is absent."""
+    text's own framework is used when it is absent. ``cites_source``: the raw report links to
+    lines of source code (``cites_source``; the cleaned ``text`` has no links left)."""
     text = text if isinstance(text, str) else ""
     framework = framework or env.framework
     if not_a_bug_text(text):
         return []
     checks = {
-        "versions": lambda: not (env.framework_version or env.torch or _versions_elsewhere(text)),
-        "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc) and bool(_BUILD_MENTION.search(text)),
+        # ds_report (pasted or said to be attached) prints the framework, torch and CUDA versions
+        "versions": lambda: not (env.framework_version or env.torch or _versions_elsewhere(text)
+                                 or _DS_REPORT.search(text)),
+        "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc or _DS_REPORT.search(text))
+        and bool(_BUILD_MENTION.search(text)),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
         and (stage == "S1" or not (env.framework_version and env.torch))
         and not _INSTALL_FAILED.search(text),
@@ -195,8 +219,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         # the GPU model is what the answer turns on; a report that names it and not the count
         # was read as already giving the hardware
         "hardware": lambda: env.gpu_model is None,
-        "config": lambda: bool(_CONFIG_MENTION.search(text)) and not _config_shown(text),
-        "repro": lambda: not _REPRO.search(text),
+        "config": lambda: bool(_CONFIG_MENTION.search(text)) and not _config_shown(text)
+        and not _BUILDING.search(text) and not cites_source,
+        "repro": lambda: not _REPRO.search(text) and not cites_source,
     }
     installing = bool(_INSTALL_FAILED.search(text))
     found: list[MissingInfo] = []
@@ -313,7 +338,8 @@ _NOT_A_BUG_TAG = re.compile(
 _NOT_A_BUG_BODY = re.compile(
     r"\bfeature request\b|describe the feature|the feature, motivation|^#{1,4}\s*(?:motivation|"
     r"proposal|pitch)\b|is your feature request|describe the solution you'd like|the doc issue|"
-    r"\broadmap\b|\btracking issue\b|\bthis issue tracks\b", re.I | re.M)
+    r"\broadmap\b|\btracking issue\b|\bthis issue tracks\b|^#{1,4}\s*(?:TODOs?|tasks|plan)\s*$",
+    re.I | re.M)
 _OPEN_TASK = re.compile(r"^\s*[-*] \[ \] ", re.M)
 
 

@@ -149,7 +149,8 @@ def predict(
         repo=issue.repo, number=issue.number, title=issue.title[:TITLE_CHARS], **preds, similar=similar,
         missing_info=missing.missing_info(analysed.full, analysed.env,
                                           None if stage.abstained else stage.id, distributed,
-                                          framework=framework_of(issue.repo)),
+                                          framework=framework_of(issue.repo),
+                                          cites_source=missing.cites_source(issue.body)),
         diagnoses=found, environment=analysed.env, source="offline",
     )
 
