@@ -258,3 +258,11 @@ def test_a_plan_under_a_todo_heading_gets_no_bug_checklist() -> None:
     text = ("[chat] switch to the official transformers release\n## Description\nSome use cases "
             "fail.\n## TODOs\nBump the transformers version.\nFix the errors in the llama model.")
     assert missing.not_a_bug_text(text) and _keys(text, "S4", False) == []
+
+
+def test_a_missing_launcher_command_is_the_error_and_its_tools_are_not_asked_for() -> None:
+    text = ("horovodrun: command not found\nI just installed version 0.16.1 and the Keras demos run "
+            "on one GPU, but `horovodrun` is not in my installation.")
+    items = missing.missing_info(text, extract(text), "S1", False, framework="horovod")
+    assert "traceback" not in [item.key for item in items]
+    assert all("check-build" not in item.description for item in items)

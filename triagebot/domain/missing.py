@@ -101,7 +101,9 @@ _TRACE = re.compile(
     r"Traceback \(most recent call last\)|File \"[^\"\n]{1,300}\", line \d+|"
     r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:|\bERROR\b|Segmentation fault|core dumped|"
     r"^\s*\[E[ \]]|NCCL WARN|\bnccl\w*Error\b|CUDA error|terminate called|what\(\):|"
-    r"exit ?code|exit status|\bKilled\b|signal \d+|SIG(?:KILL|SEGV|ABRT|TERM)\b",
+    r"exit ?code|exit status|\bKilled\b|signal \d+|SIG(?:KILL|SEGV|ABRT|TERM)\b|"
+    # a shell's own error line is the whole error: there is no traceback to paste
+    r"\w: command not found\b",
     re.M,
 )
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
@@ -169,7 +171,9 @@ _COMMAND_LINE = re.compile(
 _INSTALL_FAILED = re.compile(
     r"Failed (?:to )?build(?:ing)? (?:wheel|deepspeed|horovod)|ERROR: Command errored out|"
     r"ERROR: Could not build wheels|subprocess-exited-with-error|error: legacy-install-failure|"
-    r"Running setup\.py install for \w+ \.{3} error|pip install[^\n]{0,80}\n[^`]{0,400}?\berror\b",
+    r"Running setup\.py install for \w+ \.{3} error|pip install[^\n]{0,80}\n[^`]{0,400}?\berror\b|"
+    # or installed without its command-line tools ("horovodrun: command not found")
+    r"\b(?:horovodrun|ds_report|deepspeed|colossalai): command not found",
     re.I)
 
 
