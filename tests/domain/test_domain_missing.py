@@ -266,3 +266,10 @@ def test_a_missing_launcher_command_is_the_error_and_its_tools_are_not_asked_for
     items = missing.missing_info(text, extract(text), "S1", False, framework="horovod")
     assert "traceback" not in [item.key for item in items]
     assert all("check-build" not in item.description for item in items)
+
+
+def test_a_working_setup_without_errors_does_not_hide_the_failing_ones_missing_error() -> None:
+    text = ("Error when training with expert-model-parallel-size=4\nOn 4 nodes I get an error. "
+            "A 2-node run with expert-model-parallel-size=2 works without any errors.")
+    assert "traceback" in _keys(text, "S4", True)
+    assert "traceback" not in _keys("Training stops without any error message at step 40", "S4", True)

@@ -91,6 +91,8 @@ _ERROR_MENTION = re.compile(
 )
 _NO_ERROR = re.compile(
     r"\bno (?:\w+ )?(?:error|traceback|exception|stack ?trace)s?\b|"
+    # ...but not "a 2-node run works without any errors", which is about another setup
+    r"(?<!works )(?<!worked )(?<!runs )(?<!ran )(?<!run )(?<!fine )"
     r"\bwithout (?:any |an )?(?:\w+ ){0,2}(?:error|traceback|exception|message|output)s?\b|"
     r"\b(?:does ?n[o']t|did ?n[o']t|never|nothing) (?:\w+ )?(?:throws?|raises?|shows?|prints?|gives?|"
     r"reports?|logs?)\b[^.\n]{0,30}\b(?:error|exception|traceback)|\bsilently\b|"
