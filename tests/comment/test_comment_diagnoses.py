@@ -3,7 +3,7 @@ block, at most two, in our own words only; it is worth a comment on its own, rep
 advice and drops the requests it makes pointless."""
 from __future__ import annotations
 
-from support.comment import make_triage, prediction
+from support.comment import nothing_stated, prediction
 from triagebot.comment import render as comment
 from triagebot.comment.plain import render_text
 from triagebot.comment.posting import posting_reasons, worth_posting
@@ -21,14 +21,8 @@ MISMATCH = Diagnosed(id="cuda_mismatch", values={"torch_cuda": "11.8", "nvcc_cud
 
 def unsure(**overrides):  # type: ignore[no-untyped-def]
     """Nothing stated, no links, no requests: only what the overrides add."""
-    fields = dict(
-        stage=prediction("S1", 0.3, abstained=True), symptom=prediction("1.1", 0.1, abstained=True),
-        root_cause=prediction("R1.1", 0.1, abstained=True),
-        fix_pattern=prediction("F2", 0.2, abstained=True),
-        distributed_specific=prediction("no", 0.5, abstained=True),
-        is_bug=prediction("yes", 0.5, abstained=True), similar=[], missing_info=[],
-    )
-    return make_triage(**{**fields, **overrides})
+    return nothing_stated(stage_id="S1", symptom_id="1.1", cause_id="R1.1", fix_id="F2", distributed_id="no",
+                          **overrides)
 
 
 def public_part(body: str) -> str:

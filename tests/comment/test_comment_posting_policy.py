@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from support.comment import make_triage, prediction, similar
+from support.comment import make_triage, nothing_stated, prediction, similar
 from triagebot.comment import render as comment
 from triagebot.comment.posting import posting_reasons, worth_posting
 from triagebot.domain.models import MissingInfo
@@ -15,16 +15,9 @@ REPRO = MissingInfo(key="repro", description="A script.")
 TRACEBACK = MissingInfo(key="traceback", description="The traceback.")
 
 
-def unsure(**overrides):
-    """A triage where nothing clears the bar: every dimension abstained, no links, no requests."""
-    fields = dict(
-        stage=prediction("S4", 0.3, abstained=True), symptom=prediction("4.2", 0.1, abstained=True),
-        root_cause=prediction("R4.5", 0.1, abstained=True),
-        fix_pattern=prediction("F5", 0.2, abstained=True),
-        distributed_specific=prediction("yes", 0.5, abstained=True),
-        is_bug=prediction("yes", 0.5, abstained=True), similar=[], missing_info=[],
-    )
-    return make_triage(**{**fields, **overrides})
+def unsure(**overrides):  # type: ignore[no-untyped-def]
+    """Nothing stated, no links, no requests: only what the overrides add."""
+    return nothing_stated(**overrides)
 
 
 def test_useful_is_silent_when_nothing_clears_the_bar() -> None:

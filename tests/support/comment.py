@@ -39,3 +39,18 @@ def make_triage(**overrides) -> Triage:
     )
     fields.update(overrides)
     return Triage(**fields)
+
+
+def nothing_stated(stage_id: str = "S4", symptom_id: str = "4.2", cause_id: str = "R4.5",
+                   fix_id: str = "F5", distributed_id: str = "yes", **overrides) -> Triage:
+    """A triage where nothing clears the bar (every dimension abstained under its threshold, no
+    links, no requests), with the given top choices: only what ``overrides`` add is stated."""
+    fields = dict(
+        stage=prediction(stage_id, 0.3, abstained=True),
+        symptom=prediction(symptom_id, 0.1, abstained=True),
+        root_cause=prediction(cause_id, 0.1, abstained=True),
+        fix_pattern=prediction(fix_id, 0.2, abstained=True),
+        distributed_specific=prediction(distributed_id, 0.5, abstained=True),
+        is_bug=prediction("yes", 0.5, abstained=True), similar=[], missing_info=[],
+    )
+    return make_triage(**{**fields, **overrides})
