@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from triagebot.engine.confidence import ConfidenceModel
 from triagebot.engine.lexical import LexicalModel
 from triagebot.engine.relevance import RelevanceModel
 
@@ -99,6 +100,9 @@ class Calibration(BaseModel):
 
     outcomes: dict[str, Outcomes] = Field(default_factory=dict)
     relevance: RelevanceModel = Field(default_factory=RelevanceModel)
+    # the score the thresholds of some dimensions are read on (``confidence``); empty: the
+    # classifier's probability, as in records written before it existed
+    confidence: ConfidenceModel = Field(default_factory=ConfidenceModel)
     words: LexicalModel | None = None
     folds: int = 0
     note: str = ""

@@ -157,19 +157,29 @@ class Classifier:
         """Per row: every dimension's probability distribution (fix pattern read through the
         root cause too), mixed with the words model's when there is one and ``texts`` (each
         row's cleaned title and body) are given."""
+        return [self.combine(embedded, worded)
+                for embedded, worded in self.parts(vectors, features, texts)]
+
+    def parts(self, vectors: np.ndarray, features: np.ndarray, texts: Sequence[str] | None = None
+              ) -> list[tuple[dict[str, Distribution], dict[str, Distribution]]]:
+        """Per row, the embedding model's and the words model's own distributions (the second
+        empty without a words model or ``texts``): ``combine`` mixes them, and whether each
+        ranks the choice first is evidence of its being right (``confidence``)."""
         x = _design(np.atleast_2d(vectors), np.atleast_2d(features))
         probs = {dim: m.proba(x) for dim, m in self.models.items()}
         worded = (self.words.distributions(texts) if self.words is not None and texts is not None
                   else [{} for _ in range(x.shape[0])])
-        out = []
-        for row in range(x.shape[0]):
-            dists = {dim: mix(dict(zip(m.classes, probs[dim][row].tolist())),
-                              worded[row].get(dim, {}), LEXICAL_WEIGHT)
-                     for dim, m in self.models.items()}
-            dists["fix_pattern"] = mix(dists["fix_pattern"], self.fix_via_cause(dists["root_cause"]),
-                                       FIX_VIA_CAUSE)
-            out.append(dists)
-        return out
+        return [({dim: dict(zip(m.classes, probs[dim][row].tolist())) for dim, m in self.models.items()},
+                 worded[row]) for row in range(x.shape[0])]
+
+    def combine(self, embedded: dict[str, Distribution], worded: dict[str, Distribution]
+                ) -> dict[str, Distribution]:
+        """Every dimension's distribution: the two models mixed, the fix pattern read through
+        the root cause too."""
+        dists = {dim: mix(dist, worded.get(dim, {}), LEXICAL_WEIGHT) for dim, dist in embedded.items()}
+        dists["fix_pattern"] = mix(dists["fix_pattern"], self.fix_via_cause(dists["root_cause"]),
+                                   FIX_VIA_CAUSE)
+        return dists
 
     def fix_via_cause(self, cause_dist: Distribution) -> Distribution:
         """sum_R P(R) P(fix | R): the fix pattern as the root cause implies it."""

@@ -23,9 +23,9 @@ from pathlib import Path
 import numpy as np
 
 from triagebot.domain.models import IndexedIssue
-from triagebot.engine import relevance
+from triagebot.engine import confidence, relevance
 from triagebot.engine.calibration import Calibration, Outcomes
-from triagebot.engine.classify import Classifier, Distribution, decide, fit_words, label_value
+from triagebot.engine.classify import Choice, Classifier, Distribution, decide, fit_words, label_value
 from triagebot.engine.index import IssueIndex
 
 FOLDS = 5
@@ -59,12 +59,47 @@ class OutOfFold:
     candidate_rows: list[np.ndarray]
     models: list[FoldModel] = field(default_factory=list)
     texts: Sequence[str] | None = None  # each issue's cleaned text, when the words model had it
+    # per issue, the embedding model's and the words model's own distributions (``confidence``)
+    parts: list[tuple[dict[str, Distribution], dict[str, Distribution]]] = field(default_factory=list)
 
-    def outcomes(self, items: Sequence[IndexedIssue], positions: Sequence[int]) -> dict[str, Outcomes]:
+    def neighbours(self, items: Sequence[IndexedIssue], pos: int) -> list[tuple[IndexedIssue, float]]:
+        """The nearest issues of other folds, best first, with their cosine."""
+        return [(items[c], cosine) for c, cosine in self.candidates[pos][: confidence.NEIGHBOURS]]
+
+    def choices(self, items: Sequence[IndexedIssue], pos: int,
+                model: confidence.ConfidenceModel | None = None) -> dict[str, Choice]:
+        """What the service would choose for the issue at ``pos``, with the confidence it gates
+        on (``model``'s score where it has a head)."""
+        chosen = decide(self.dists[pos])
+        if model is None or not self.parts:
+            return chosen
+        embedded, worded = self.parts[pos]
+        rows = confidence.rows_of(chosen, self.dists[pos], embedded, worded, self.neighbours(items, pos))
+        return confidence.rescored(chosen, rows, model)
+
+    def confidence_training(self, items: Sequence[IndexedIssue], positions: Sequence[int]
+                            ) -> dict[str, list[tuple[list[float], bool]]]:
+        """Out-of-fold (features, right?) pairs of ``confidence.DIMENSIONS`` over ``positions``."""
+        pairs: dict[str, list[tuple[list[float], bool]]] = {}
+        if not self.parts:
+            return pairs
+        for pos in positions:
+            chosen = decide(self.dists[pos])
+            embedded, worded = self.parts[pos]
+            rows = confidence.rows_of(chosen, self.dists[pos], embedded, worded,
+                                      self.neighbours(items, pos))
+            for dim, row in rows.items():
+                truth = label_value(items[pos], dim)
+                if truth is not None:
+                    pairs.setdefault(dim, []).append((row, chosen[dim].id == truth))
+        return pairs
+
+    def outcomes(self, items: Sequence[IndexedIssue], positions: Sequence[int],
+                 model: confidence.ConfidenceModel | None = None) -> dict[str, Outcomes]:
         """(confidence, right?) per dimension over ``positions``, as the service would decide."""
         pairs: dict[str, list[tuple[float, bool]]] = {}
         for pos in positions:
-            for dim, choice in decide(self.dists[pos]).items():
+            for dim, choice in self.choices(items, pos, model).items():
                 truth = label_value(items[pos], dim)
                 if dim == "is_bug":
                     if choice.id == "no":  # the comment only ever asserts "not a bug"
@@ -89,7 +124,8 @@ class OutOfFold:
     def calibration(self, items: Sequence[IndexedIssue], positions: Sequence[int]) -> Calibration:
         """The record over ``positions`` plus a relevance score fitted on their candidates, with
         the link outcomes (top links per issue) scored by that model."""
-        outcomes = self.outcomes(items, positions)
+        gate = confidence.fit(self.confidence_training(items, positions))
+        outcomes = self.outcomes(items, positions, gate)
         x, y = self.relevance_training(items, positions)
         model = relevance.fit(x, y)
         link_pairs: list[tuple[float, bool]] = []
@@ -108,7 +144,8 @@ class OutOfFold:
                         fix_pairs.append(pair)
         outcomes["link"] = Outcomes.of(link_pairs)
         outcomes["fix_link"] = Outcomes.of(fix_pairs)
-        return Calibration(outcomes=outcomes, folds=len(self.models), relevance=model)
+        return Calibration(outcomes=outcomes, folds=len(self.models), relevance=model,
+                           confidence=gate)
 
 
 def out_of_fold(
@@ -131,7 +168,8 @@ def out_of_fold(
         for pos in part:
             fold_of[pos] = number
     record = OutOfFold(fold_of, [{}] * n, [[] for _ in range(n)],
-                       [np.zeros((0, len(relevance.FEATURES)))] * n, texts=texts)
+                       [np.zeros((0, len(relevance.FEATURES)))] * n, texts=texts,
+                       parts=[({}, {}) for _ in range(n)])
     for number, held_out in enumerate(parts):
         vecs = vectors if fold_vectors is None else fold_vectors[number]
         held = set(held_out)
@@ -141,10 +179,12 @@ def out_of_fold(
         words = fit_words([texts[i] for i in train], [items[i] for i in train]) if texts else None
         classifier = Classifier.fit(vecs[train], features[train], [items[i] for i in train], words)
         record.models.append(FoldModel(index, classifier, train))
-        dists = classifier.distributions(vecs[held_out], features[held_out],
-                                         [texts[i] for i in held_out] if texts else None)
-        for pos, dist in zip(held_out, dists):
+        by_model = classifier.parts(vecs[held_out], features[held_out],
+                                    [texts[i] for i in held_out] if texts else None)
+        for pos, (embedded, worded) in zip(held_out, by_model):
+            dist = classifier.combine(embedded, worded)
             record.dists[pos] = dist
+            record.parts[pos] = (embedded, worded)
             hits = index.search(vecs[pos], k=relevance.CANDIDATES)
             record.candidates[pos] = [(train[row], score) for row, score in hits]
             record.candidate_rows[pos] = relevance.candidate_features(

@@ -15,7 +15,7 @@ from triagebot.domain import diagnoses, missing, rules, taxonomy
 from triagebot.domain.environment import framework_of
 from triagebot.domain.models import Diagnosed, IndexedIssue, Issue, Prediction, Similar, Triage
 from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
-from triagebot.engine import relevance
+from triagebot.engine import confidence, relevance
 from triagebot.engine.analysis import Analysed, analyse
 from triagebot.engine.calibration import Calibration
 from triagebot.engine.classify import BINARY, Choice, Classifier, decide
@@ -133,8 +133,12 @@ def predict(
     score clears its own threshold. Pure, given the fitted parts."""
     record = calibration or index.calibration
     thresholds = record.thresholds(targets)
-    dists = classifier.distributions(analysed.vector, analysed.features, [analysed.words])[0]
+    embedded, worded = classifier.parts(analysed.vector, analysed.features, [analysed.words])[0]
+    dists = classifier.combine(embedded, worded)
     choices = decide(dists)
+    near = [(index.items[row], cosine) for row, cosine in hits[: confidence.NEIGHBOURS]]
+    choices = confidence.rescored(
+        choices, confidence.rows_of(choices, dists, embedded, worded, near), record.confidence)
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
     if rules.decisive(analysed.full, analysed.env):
         preds = _decisive_build_failure(preds, dists, analysed.full)
