@@ -269,7 +269,7 @@ def diagnose(text: str, env: Environment | None = None) -> list[Diagnosed]:
         match = _match(diagnosis, text)
         if match is not None:
             found.append(Diagnosed(id=diagnosis.id, values=values_of(match.groupdict())))
-        elif diagnosis.id == "cuda_mismatch" and env is not None and _major_mismatch(text, env):
+        elif diagnosis.id == "cuda_mismatch" and env is not None and rules.decisive(text, env):
             found.append(Diagnosed(id=diagnosis.id, values=values_of(
                 {"torch_cuda": env.cuda_torch, "nvcc_cuda": env.cuda_nvcc})))
     return found[:MAX_SHOWN]
@@ -284,15 +284,6 @@ def _match(diagnosis: Diagnosis, text: str) -> re.Match[str] | None:
     if diagnosis.unless is not None and diagnosis.unless.search(text):
         return None
     return match
-
-
-def _major_mismatch(text: str, env: Environment) -> bool:
-    """``rules.decisive`` with different major versions: a minor difference is accepted by
-    torch (a warning) and by DeepSpeed for known-compatible pairs, so it proves nothing (the one
-    shared issue ``rules.decisive`` matches is such a pair and failed for another reason)."""
-    if not rules.decisive(text, env):
-        return False
-    return (env.cuda_torch or "").split(".")[0] != (env.cuda_nvcc or "").split(".")[0]
 
 
 def values_of(groups: Mapping[str, str | None]) -> dict[str, str]:

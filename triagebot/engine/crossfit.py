@@ -66,28 +66,30 @@ class OutOfFold:
         """The nearest issues of other folds, best first, with their cosine."""
         return [(items[c], cosine) for c, cosine in self.candidates[pos][: confidence.NEIGHBOURS]]
 
+    def _scored(self, items: Sequence[IndexedIssue], pos: int
+                ) -> tuple[dict[str, Choice], dict[str, list[float]]]:
+        """The classifier's choices for the issue at ``pos`` and the ``confidence`` features of
+        those it can rescore (none without the per-model distributions)."""
+        chosen = decide(self.dists[pos])
+        if not self.parts:
+            return chosen, {}
+        embedded, worded = self.parts[pos]
+        return chosen, confidence.rows_of(chosen, self.dists[pos], embedded, worded,
+                                          self.neighbours(items, pos))
+
     def choices(self, items: Sequence[IndexedIssue], pos: int,
                 model: confidence.ConfidenceModel | None = None) -> dict[str, Choice]:
         """What the service would choose for the issue at ``pos``, with the confidence it gates
         on (``model``'s score where it has a head)."""
-        chosen = decide(self.dists[pos])
-        if model is None or not self.parts:
-            return chosen
-        embedded, worded = self.parts[pos]
-        rows = confidence.rows_of(chosen, self.dists[pos], embedded, worded, self.neighbours(items, pos))
-        return confidence.rescored(chosen, rows, model)
+        chosen, rows = self._scored(items, pos)
+        return chosen if model is None else confidence.rescored(chosen, rows, model)
 
     def confidence_training(self, items: Sequence[IndexedIssue], positions: Sequence[int]
                             ) -> dict[str, list[tuple[list[float], bool]]]:
         """Out-of-fold (features, right?) pairs of ``confidence.DIMENSIONS`` over ``positions``."""
         pairs: dict[str, list[tuple[list[float], bool]]] = {}
-        if not self.parts:
-            return pairs
         for pos in positions:
-            chosen = decide(self.dists[pos])
-            embedded, worded = self.parts[pos]
-            rows = confidence.rows_of(chosen, self.dists[pos], embedded, worded,
-                                      self.neighbours(items, pos))
+            chosen, rows = self._scored(items, pos)
             for dim, row in rows.items():
                 truth = label_value(items[pos], dim)
                 if truth is not None:
