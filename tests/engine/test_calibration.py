@@ -206,3 +206,25 @@ def test_an_index_without_a_fix_link_record_gates_fixes_like_links() -> None:
     assert record.threshold("fix_link") == 0.9
     own = Calibration(outcomes={"link": links, "fix_link": Outcomes.of([(0.5, False)] * 20)})
     assert own.threshold("fix_link") == NEVER
+
+
+def test_candidate_rows_carry_the_joint_belief_the_top_symptom_and_the_neighbours_vote() -> None:
+    """Same problem is symptom *and* root cause: the row carries their joint probability, whether
+    the candidate's symptom is the classifier's first choice, and how many of the nearest issues
+    share it (an outlier among its neighbours is rarely the same problem)."""
+    from triagebot.domain.models import IndexedIssue, Labels
+
+    def item(number: int, symptom: str, cause: str) -> IndexedIssue:
+        return IndexedIssue(repo="deepspeedai/DeepSpeed", number=number, title=f"issue {number}",
+                            labels=Labels(stage="S4", symptom=symptom, root_cause=cause))
+
+    items = [item(1, "4.1", "R4.2"), item(2, "4.1", "R4.1"), item(3, "4.3", "R4.1")]
+    dists = {"symptom": {"4.1": 0.6, "4.3": 0.3}, "root_cause": {"R4.2": 0.5, "R4.1": 0.2}}
+    rows = relevance.candidate_features([(0, 0.9), (1, 0.8), (2, 0.7)], items,
+                                        "deepspeedai/DeepSpeed", dists, np.zeros(3),
+                                        np.zeros((3, 3)))
+    col = {name: i for i, name in enumerate(relevance.FEATURES)}
+    assert rows[:, col["p_symptom_and_cause"]].tolist() == pytest.approx([0.3, 0.12, 0.06])
+    assert rows[:, col["top_symptom"]].tolist() == [1.0, 1.0, 0.0]
+    assert rows[:, col["neighbours_sharing_symptom"]].tolist() == pytest.approx(
+        [2 / relevance.VOTERS, 2 / relevance.VOTERS, 1 / relevance.VOTERS])

@@ -144,8 +144,10 @@ def predict(
         preds = _decisive_build_failure(preds, dists, analysed.full)
     found = diagnoses.diagnose(analysed.full, analysed.env)
     preds = _hierarchy_kept(_stated_by_diagnoses(preds, dists, found, analysed.full))
+    # the fix check reads the report without its dumps, as the ``fix_link`` record was taken
+    # (``crossfit``): a name that occurs only in a pasted pip list is not the reporter's problem
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
-                             thresholds["link"], issue.title, analysed.full,
+                             thresholds["link"], issue.title, analysed.words,
                              fix_threshold=thresholds["fix_link"])
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
