@@ -81,8 +81,7 @@ def test_horovod_gets_no_torch_distributed_variables() -> None:
     triage = make_triage(repo="horovod/horovod", stage=prediction("S2", 0.9),
                          symptom=prediction("2.1", 0.9), root_cause=prediction("R2.1", 0.9),
                          fix_pattern=prediction("F1", 0.9), similar=[])
-    tips = " ".join(sections.tips(triage))
-    assert "MASTER_ADDR" not in tips and "horovodrun --check-build" in tips
+    assert not any("MASTER_ADDR" in t for t in sections.tips(triage))
 
 
 def test_megatron_issues_never_hear_of_ds_report() -> None:
