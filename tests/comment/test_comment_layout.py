@@ -9,8 +9,8 @@ import re
 import pytest
 
 from support.comment import make_triage, prediction, similar
+from triagebot.comment import advice, sections
 from triagebot.comment import render as comment
-from triagebot.comment import sections
 from triagebot.comment.plain import render_text
 from triagebot.domain import missing
 from triagebot.domain.environment import extract
@@ -81,8 +81,7 @@ def test_horovod_gets_no_torch_distributed_variables() -> None:
     triage = make_triage(repo="horovod/horovod", stage=prediction("S2", 0.9),
                          symptom=prediction("2.1", 0.9), root_cause=prediction("R2.1", 0.9),
                          fix_pattern=prediction("F1", 0.9), similar=[])
-    tips = " ".join(sections.tips(triage))
-    assert "MASTER_ADDR" not in tips and "horovodrun --check-build" in tips
+    assert not any("MASTER_ADDR" in t for t in sections.tips(triage))
 
 
 def test_megatron_issues_never_hear_of_ds_report() -> None:
@@ -102,17 +101,59 @@ def test_python_import_errors_get_no_cuda_advice() -> None:
                          similar=[], missing_info=[MissingInfo(key="cuda", description="CUDA")])
     body = comment.render(triage)
     assert "nvcc" not in body and "CUDA" not in reporter_block(body)
-    assert "`pip list`" in body
 
 
-def test_build_failures_get_the_frameworks_build_advice() -> None:
+def test_import_errors_get_no_version_advice_that_assumes_a_moved_name() -> None:
+    """'Compare pip list with the release the code was written for' was wrong on 4 of the 11
+    reports it was shown on: a package never installed, a kernel not built, an undefined symbol.
+    The certain case, ``cannot import name``, is the import_name diagnosis."""
+    for repo in ("deepspeedai/DeepSpeed", COLOSSAL, "pytorch/pytorch", "horovod/horovod"):
+        triage = make_triage(repo=repo, stage=prediction("S1", 0.9), symptom=prediction("1.2", 0.9),
+                             root_cause=prediction("R1.1", 0.9),
+                             fix_pattern=prediction("F2", 0.9), similar=[])
+        assert "pip list" not in " ".join(sections.tips(triage))
+
+
+def test_build_failures_get_no_cuda_version_advice_without_a_shown_mismatch() -> None:
+    """Shown on every F2 build failure, the CUDA-version tips were wrong on 24 of 47 showings
+    (Windows, libaio, a missing op_builder, GCC, packaging; twice versions the report showed to
+    match). A mismatch the report shows is the cuda_mismatch diagnosis."""
     build = dict(stage=prediction("S1", 0.9), symptom=prediction("1.1", 0.9),
                  root_cause=prediction("R1.1", 0.9), fix_pattern=prediction("F2", 0.9), similar=[])
-    deepspeed = sections.tips(make_triage(**build))
-    assert "torch_extensions" in deepspeed[0] and "nvcc" in deepspeed[1]
-    assert "ds_report" not in " ".join(deepspeed)  # asked for as a paste, not as a tip
-    colossal = sections.tips(make_triage(repo=COLOSSAL, **build))
-    assert "colossalai check -i" in colossal[0]
+    for repo in ("deepspeedai/DeepSpeed", COLOSSAL, "horovod/horovod", "pytorch/pytorch"):
+        tips = " ".join(sections.tips(make_triage(repo=repo, **build)))
+        assert "torch.version.cuda" not in tips and "colossalai check" not in tips, repo
+        assert "torch_extensions" not in tips, repo
+
+
+def test_every_tip_names_where_it_applies() -> None:
+    """Advice that fits any report of a fix pattern ("reduce it to a minimal script", "pin your
+    versions") helped none of the reports it was shown on."""
+    assert all(tip.specificity for tip in advice.TIPS)
+    assert not [tip for tip in advice.TIPS if tip.pattern == "F6"]
+
+
+def test_nccl_errors_are_not_told_to_pick_a_network_interface() -> None:
+    """A maintainer scored 0 the NCCL_SOCKET_IFNAME tip on what was an NCCL version bug; F1 with
+    an NCCL symptom was fixed by choosing the interface in 5 of 11 resolved shared issues."""
+    for repo, stage, symptom, fix in (("NVIDIA-NeMo/Speech", "S2", "2.2", "F1"),
+                                      ("pytorch/pytorch", "S4", "4.7", "F1"),
+                                      ("pytorch/pytorch", "S2", "2.2", "F4"),
+                                      ("pytorch/pytorch", "S4", "4.7", "F4")):
+        triage = make_triage(repo=repo, stage=prediction(stage, 0.9),
+                             symptom=prediction(symptom, 0.9), root_cause=prediction("R2.2", 0.9),
+                             fix_pattern=prediction(fix, 0.9), similar=[])
+        assert "NCCL_SOCKET_IFNAME" not in " ".join(sections.tips(triage))
+
+
+def test_torchrun_advice_only_when_the_report_runs_torchrun() -> None:
+    """Shown to reports naming no launcher (Lightning on SLURM, a bare init_method), the torchrun
+    flags tip fitted none of the 4."""
+    setup = dict(repo="pytorch/pytorch", stage=prediction("S2", 0.9), symptom=prediction("2.1", 0.9),
+                 root_cause=prediction("R2.1", 0.9), fix_pattern=prediction("F1", 0.9), similar=[])
+    assert not any("--nnodes" in t for t in sections.tips(make_triage(**setup)))
+    torchrun = make_triage(**setup, environment=extract("torchrun --nnodes 2 --nproc_per_node 8 x.py"))
+    assert any("--nnodes" in t for t in sections.tips(torchrun))
 
 
 def test_colossal_ai_memory_advice_names_its_plugins_not_zero_config() -> None:

@@ -104,7 +104,7 @@ def test_related_issues_stay_with_the_maintainers_beside_a_stated_label() -> Non
 def test_a_stated_fix_pattern_with_no_advice_for_it_is_not_worth_a_bare_heading() -> None:
     """The fix pattern's name is not shown to reporters (only the advice it grounds, which needs
     a stated stage); alone it would post a bare heading, read by maintainers as noise."""
-    triage = unsure(fix_pattern=prediction("F2", 0.9))
+    triage = unsure(repo="NVIDIA/Megatron-LM", fix_pattern=prediction("F2", 0.9))
     assert posting_reasons(triage) == [] and not worth_posting(triage)
     with_stage = triage.model_copy(update={"stage": prediction("S1", 0.95)})
     assert comment.tips(with_stage) and posting_reasons(with_stage) == ["a stated label"]
