@@ -101,6 +101,18 @@ def test_related_issues_stay_with_the_maintainers_beside_a_stated_label() -> Non
     assert comment.RELATED_PUBLIC_HEADING not in comment.render(triage)
 
 
+def test_a_related_thread_relevant_enough_for_the_reporter_shows_beside_a_stated_label() -> None:
+    """An unresolved link that clears the reporter's higher bar (``for_reporter``) is shown above
+    the fold even beside a stated label; the others stay in the maintainers' block."""
+    near = similar(5, resolved=False, resolution="unresolved").model_copy(
+        update={"for_reporter": True})
+    far = similar(6, resolved=False, resolution="unresolved")
+    body = comment.render(unsure(stage=prediction("S4", 0.95), similar=[near, far]))
+    public, details = body.split("<details>", 1)
+    assert comment.RELATED_PUBLIC_HEADING in public and "/issues/5" in public
+    assert "/issues/6" not in public and "/issues/6" in details
+
+
 def test_a_stated_fix_pattern_with_no_advice_for_it_is_not_worth_a_bare_heading() -> None:
     """The fix pattern's name is not shown to reporters (only the advice it grounds, which needs
     a stated stage); alone it would post a bare heading, read by maintainers as noise."""

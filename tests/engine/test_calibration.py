@@ -208,6 +208,16 @@ def test_an_index_without_a_fix_link_record_gates_fixes_like_links() -> None:
     assert own.threshold("fix_link") == NEVER
 
 
+def test_links_shown_to_the_reporter_ask_the_link_record_for_a_higher_precision() -> None:
+    """``reporter_link`` has no record of its own: the links' record at its higher target."""
+    links = Outcomes.of([(0.9, True)] * 40 + [(0.7, True)] * 30 + [(0.7, False)] * 20
+                        + [(0.3, False)] * 30)
+    record = Calibration(outcomes={"link": links})
+    assert DEFAULT_TARGETS["reporter_link"] > DEFAULT_TARGETS["link"]
+    assert record.threshold("reporter_link") == record.threshold("link", DEFAULT_TARGETS["reporter_link"])
+    assert record.threshold("link") == 0.7 and record.threshold("reporter_link") == 0.9
+
+
 def test_candidate_rows_carry_the_joint_belief_the_top_symptom_and_the_neighbours_vote() -> None:
     """Same problem is symptom *and* root cause: the row carries their joint probability, whether
     the candidate's symptom is the classifier's first choice, and how many of the nearest issues

@@ -314,6 +314,10 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
         if links.get("offered_as_fixes"):
             lines.append(f"  links offered as fixes: {links['offered_as_fixes']}, "
                          f"{links['fixes_same_problem']:.3f} the same problem")
+        if links.get("related_for_reporter"):
+            lines.append(f"  related threads shown to the reporter: {links['related_for_reporter']}, "
+                         f"{links['related_for_reporter_same_problem']:.3f} the same problem, "
+                         f"{links['related_for_reporter_same_symptom']:.3f} the same symptom")
         lines.append(f"  posted on {stated['posted']['share']:.3f} of issues, "
                      f"median comment {stated['posted']['median_chars']} chars")
     if "llm" in result:

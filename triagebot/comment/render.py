@@ -119,23 +119,24 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str,
     short = "short_links" in shed
     sections = [f"{MARKER}\n" + "\n".join(summary_lines(triage))]
     diagnosed = diagnosis_lines(triage)  # first: what a maintainer would say at a glance
-    sections.append(_section(DIAGNOSIS_HEADING, [f"- {line}" for line in diagnosed]))
-    if level != "no_similar":
-        lines = [similar_line(s, triage.repo, allowed, with_resolution=True, short=short)
-                 for s in resolved]
-        sections.append(_section(SIMILAR_HEADING, lines))
     advice = tips(triage, limit=1 if "second_tip" in shed else 2)
-    sections.append(_section(TIPS_HEADING, [f"- {tip}" for tip in advice]))
     asked = missing_lines(triage)
+    # Related threads with no known fix show above the fold when they are relevant enough for
+    # the reporter (``Similar.for_reporter``), or when nothing else is there for the reporter
+    # (maintainers read an empty reporter block as noise); the others wait in the details.
+    public = [s for s in unresolved if s.for_reporter]
+    if not public and not (resolved or advice or asked or diagnosed or names_a_label(triage)):
+        public = unresolved
+    if level == "no_similar":
+        resolved, public = [], []
+    unresolved = [s for s in unresolved if s not in public]
+    sections.append(_section(DIAGNOSIS_HEADING, [f"- {line}" for line in diagnosed]))
+    sections.append(_section(SIMILAR_HEADING, [
+        similar_line(s, triage.repo, allowed, with_resolution=True, short=short) for s in resolved]))
+    sections.append(_section(RELATED_PUBLIC_HEADING, [
+        similar_line(s, triage.repo, allowed, with_resolution=False, short=short) for s in public]))
+    sections.append(_section(TIPS_HEADING, [f"- {tip}" for tip in advice]))
     sections.append(_section(MISSING_HEADING, asked))
-    if unresolved and level != "no_similar" and not (
-            resolved or advice or asked or diagnosed or names_a_label(triage)):
-        # Nothing else for the reporter: the related issues are the comment, so they show above
-        # the fold (maintainers read an empty reporter block as noise).
-        sections.append(_section(RELATED_PUBLIC_HEADING, [
-            similar_line(s, triage.repo, allowed, with_resolution=False, short=short)
-            for s in unresolved]))
-        unresolved = []
     sections.append(details_block(triage, unresolved, allowed, shed) if level == "full" else FOOTER)
     return "\n\n".join(s for s in sections if s) + "\n"
 

@@ -225,6 +225,9 @@ class Similar(BaseModel):
     title: str
     score: float
     relevance: float = 0.0  # P(same problem), the calibrated link score (engine.relevance)
+    # relevant enough to show the reporter even with no known fix (``reporter_link`` threshold);
+    # otherwise an unresolved link waits in the maintainers' block
+    for_reporter: bool = False
     labels: Labels
     resolution: str
     resolved: bool

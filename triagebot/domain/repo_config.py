@@ -70,10 +70,11 @@ class RepoConfig(BaseModel):
     needs_review_label: str = Field(default="triage: needs-review", min_length=1, max_length=MAX_LABEL_CHARS)
     thresholds: Thresholds = Field(default_factory=Thresholds)
     # Precision a statement must reach to appear in the public comment, per kind (stage, symptom,
-    # root_cause, fix_pattern, distributed_specific, not_a_bug, link); unset kinds keep the
+    # root_cause, fix_pattern, distributed_specific, not_a_bug, link, fix_link, reporter_link);
+    # unset kinds keep the
     # defaults (0.90 stage, 0.85 symptom, 0.70 root cause and fix pattern; engine.calibration).
     precision: dict[Literal["stage", "symptom", "root_cause", "fix_pattern", "distributed_specific",
-                            "not_a_bug", "link", "fix_link"], float] = Field(default_factory=dict)
+                            "not_a_bug", "link", "fix_link", "reporter_link"], float] = Field(default_factory=dict)
     allowed_repos: list[str] = Field(default_factory=list)
     # Model consent: off keeps this repository's text away from any LLM endpoint; unset means the
     # default (on for public repositories, the operator's TRIAGEBOT_LLM_PRIVATE_REPOS for private).

@@ -37,12 +37,16 @@ Z = 1.0  # standard errors a tail's precision must clear its target by (see ``th
 DEFAULT_TARGETS: dict[str, float] = {
     "stage": 0.90, "symptom": 0.85, "root_cause": 0.70, "fix_pattern": 0.70,
     "distributed_specific": 0.90, "not_a_bug": 0.85, "link": 0.62, "fix_link": 0.62,
+    "reporter_link": 0.75,
 }
 
 
 # A kind of statement added after indexes were built falls back to the record it refines, so an
-# older index keeps linking (with the gate it had) until it is rebuilt.
-FALLBACK = {"fix_link": "link"}
+# older index keeps linking (with the gate it had) until it is rebuilt. ``reporter_link`` never
+# has a record of its own: it asks the links' record for a higher precision, because a related
+# thread shown to the reporter beside a stated label (not only in the maintainers' block) must be
+# the same problem more often than one a maintainer weighs.
+FALLBACK = {"fix_link": "link", "reporter_link": "link"}
 
 
 class Outcomes(BaseModel):
@@ -111,11 +115,12 @@ class Calibration(BaseModel):
         """The confidence a ``dimension`` needs to be stated at ``target`` precision (default:
         ``DEFAULT_TARGETS``); ``NEVER`` when the record cannot vouch for it."""
         record = self.outcomes.get(dimension)
-        if record is None and dimension in FALLBACK:  # a record written before this kind existed
-            return self.threshold(FALLBACK[dimension], target)
+        wanted = DEFAULT_TARGETS[dimension] if target is None else target
+        if record is None and dimension in FALLBACK:  # the record it refines, at its own target
+            return self.threshold(FALLBACK[dimension], wanted)
         if record is None:
             return NEVER
-        return record.threshold(DEFAULT_TARGETS[dimension] if target is None else target)
+        return record.threshold(wanted)
 
     def thresholds(self, targets: Mapping[str, float] | None = None) -> dict[str, float]:
         wanted = {**DEFAULT_TARGETS, **(targets or {})}

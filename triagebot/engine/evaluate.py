@@ -186,7 +186,8 @@ def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage
     return {
         "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
         "forced": forced, "similar": [{"repo": s.repo, "number": s.number, "relevance": s.relevance,
-                     "resolved": s.resolved} for s in triage.similar],
+                     "resolved": s.resolved, "for_reporter": s.for_reporter}
+                                      for s in triage.similar],
         "missing": [m.key for m in missing.asked_in_comment(triage)], "comment_chars": len(body),
         "comment": body or None,  # what a maintainer would read, for reading a sample by hand
     }
@@ -210,6 +211,7 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
                         "coverage": round(len(not_bug) / max(1, sum(not r.is_bug for r in records)), 4)}
     labels_of = {(r.repo, r.number): r.labels for r in (indexed or records)}
     links = relevant = with_good = with_any = same = fixes = fixes_same = 0
+    for_reporter = reporter_same = reporter_symptom = 0
     for row, rec in zip(rows, records):
         linked = [labels_of.get((s["repo"], s["number"])) for s in row["similar"]]
         good = [lab is not None and lab.symptom == rec.labels.symptom for lab in linked]
@@ -223,13 +225,24 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
         offered = [a for a, s in zip(alike, row["similar"]) if s.get("resolved")]
         fixes += len(offered)
         fixes_same += sum(offered)
+        # related threads shown to the reporter beside what else the comment says
+        shown = [(a, g) for a, g, s in zip(alike, good, row["similar"])
+                 if s.get("for_reporter") and not s.get("resolved")]
+        for_reporter += len(shown)
+        reporter_same += sum(a for a, _ in shown)
+        reporter_symptom += sum(g for _, g in shown)
     out["links"] = {"per_issue": round(links / max(1, len(rows)), 3),
                     "precision": round(relevant / links, 4) if links else None,
                     "same_problem": round(same / links, 4) if links else None,
                     "issues_with_relevant_link": round(with_good / max(1, len(rows)), 4),
                     "issues_with_any_link": round(with_any / max(1, len(rows)), 4),
                     "offered_as_fixes": fixes,
-                    "fixes_same_problem": round(fixes_same / fixes, 4) if fixes else None}
+                    "fixes_same_problem": round(fixes_same / fixes, 4) if fixes else None,
+                    "related_for_reporter": for_reporter,
+                    "related_for_reporter_same_problem":
+                        round(reporter_same / for_reporter, 4) if for_reporter else None,
+                    "related_for_reporter_same_symptom":
+                        round(reporter_symptom / for_reporter, 4) if for_reporter else None}
     posted = [row for row in rows if row["posted"]]
     chars = sorted(row["comment_chars"] for row in posted if row["comment_chars"])
     out["posted"] = {"share": round(len(posted) / max(1, len(rows)), 4),

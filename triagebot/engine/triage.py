@@ -148,7 +148,8 @@ def predict(
     # (``crossfit``): a name that occurs only in a pasted pip list is not the reporter's problem
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"], issue.title, analysed.words,
-                             fix_threshold=thresholds["fix_link"])
+                             fix_threshold=thresholds["fix_link"],
+                             reporter_threshold=thresholds["reporter_link"])
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
@@ -251,6 +252,7 @@ def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
     threshold: float, title: str = "", text: str = "", fix_threshold: float = 0.0,
+    reporter_threshold: float = float("inf"),
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
     above the calibrated threshold (or nearly the same text), at most ``relevance.MAX_LINKS``,
@@ -260,7 +262,9 @@ def similar_issues(
     A resolved issue is shown with its fix under "How similar issues were fixed", which a
     reporter acts on; so it must also clear ``fix_threshold``, read off the record of links
     offered as fixes alone (``fix_link``), which were the same problem less often than links in
-    general (the README's link table)."""
+    general (the README's link table). An unresolved link is shown to the reporter (not only to
+    maintainers) when it clears ``reporter_threshold`` or is nearly the same text
+    (``Similar.for_reporter``)."""
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
                                         title)
     scores = record.relevance.score(rows)
@@ -284,7 +288,8 @@ def similar_issues(
         if item.key in seen:
             continue
         seen.add(item.key)
-        shown.append(_similar(item, cosine, repo, float(scores[j])))
+        shown.append(_similar(item, cosine, repo, float(scores[j]),
+                              for_reporter=vouched or scores[j] >= reporter_threshold))
     return shown
 
 
@@ -296,11 +301,12 @@ def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
     return item
 
 
-def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float) -> Similar:
+def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float,
+             for_reporter: bool = False) -> Similar:
     return Similar(
         repo=item.repo, number=item.number, url=item.url, title=item.title,
         score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels,
         resolution=item.resolution, resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo,
-        status=item.status,
+        status=item.status, for_reporter=for_reporter,
     )
 
