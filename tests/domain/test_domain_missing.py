@@ -409,5 +409,13 @@ def test_a_named_network_or_cloud_instance_gives_the_hardware() -> None:
         assert "hardware" not in _keys(f"Multi-node training fails with an error. {named}", "S2", True), named
 
 
-def test_the_pytorch_launch_request_fits_releases_before_torchrun() -> None:
-    assert "torch.distributed.launch" in missing.describe("launcher_command", "pytorch")
+def test_a_pytorch_release_before_torchrun_is_asked_for_its_own_launch_command() -> None:
+    def launch(text: str) -> str:
+        items = missing.missing_info(text, extract(text), "S2", True, framework="pytorch")
+        return next(item.description for item in items if item.key == "launcher_command")
+
+    old = launch("With PyTorch 1.2, training over 4 GPUs crashes with an NCCL error.")
+    assert "torch.distributed.launch" in old and "torchrun" not in old
+    assert missing.is_template(missing.MissingInfo(key="launcher_command", description=old))
+    assert "torchrun" in launch("With PyTorch 2.1, training over 4 GPUs crashes with an NCCL error.")
+    assert "torchrun" in launch("Training over 4 GPUs crashes with an NCCL error.")

@@ -56,10 +56,15 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
     "hostfile for several nodes).",
     ("launcher_command", "megatron"): "The exact torchrun or srun command with its node arguments.",
     ("launcher_command", "horovod"): "The exact horovodrun or mpirun command, with the hosts.",
-    # torchrun exists from PyTorch 1.10; older reports launch with torch.distributed.launch
-    ("launcher_command", "pytorch"): "The exact torchrun (or python -m torch.distributed.launch) "
-    "command with its node arguments.",
+    ("launcher_command", "pytorch"): "The exact torchrun command with its node arguments.",
 }
+
+# torchrun exists from PyTorch 1.10: a report on an older release launches with
+# torch.distributed.launch (or mp.spawn), and asking it for a torchrun command was read as not
+# having read the version.
+LEGACY_TORCH_LAUNCH = "The exact python -m torch.distributed.launch command with its node arguments."
+_TORCH_RELEASE = re.compile(r"(?<![\w/.-])(?:torch|pytorch|pt)(?:[-_ ]?version)?[\s:=`'\"*(-]{0,4}v?(\d+)\.(\d+)",
+                            re.I)
 
 _ORDER: dict[str, list[str]] = {
     "S1": ["ds_report", "versions", "cuda", "traceback", "repro"],
@@ -324,7 +329,10 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         if checks[key]():
             # the framework's own version tool cannot run before it installs: the plain wording
             own = None if key == "versions" and installing else framework
-            found.append(MissingInfo(key=key, description=describe(key, own)))
+            description = describe(key, own)
+            if key == "launcher_command" and own == "pytorch" and _before_torchrun(text, env):
+                description = LEGACY_TORCH_LAUNCH
+            found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
     return found + symptom_requests.requests(text, env, framework, stage, _config_shown(text))
@@ -480,7 +488,8 @@ def is_template(item: MissingInfo) -> bool:
     may keep its backticks as code spans); a stored or hand-made description is user text."""
     if item.key in symptom_requests.KEYS:
         return item.description in symptom_requests.all_descriptions()
-    return item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
+    return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
+            or item.description == LEGACY_TORCH_LAUNCH)
 
 
 def _error_without_trace(text: str) -> bool:
@@ -526,6 +535,14 @@ def _versions_elsewhere(text: str) -> bool:
     path (``_VERSION_MENTION``)."""
     return bool(_CONTAINER.search(text) or _COLLECT_ENV.search(text)
                 or _VERSION_SECTION.search(text) or _VERSION_MENTION.search(text))
+
+
+def _before_torchrun(text: str, env: Environment) -> bool:
+    """The report runs a PyTorch release older than 1.10, which has no torchrun."""
+    found = [m.groups() for m in _TORCH_RELEASE.finditer(text)]
+    if env.torch:
+        found += re.findall(r"^(\d+)\.(\d+)", env.torch)
+    return any(int(major) == 0 or (int(major) == 1 and int(minor) < 10) for major, minor in found)
 
 
 def _framework_and_torch_given(text: str, env: Environment, framework: str | None) -> bool:
