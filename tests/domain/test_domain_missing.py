@@ -419,3 +419,17 @@ def test_a_pytorch_release_before_torchrun_is_asked_for_its_own_launch_command()
     assert missing.is_template(missing.MissingInfo(key="launcher_command", description=old))
     assert "torchrun" in launch("With PyTorch 2.1, training over 4 GPUs crashes with an NCCL error.")
     assert "torchrun" in launch("Training over 4 GPUs crashes with an NCCL error.")
+
+
+def test_a_versions_section_answered_with_the_branch_alone_gives_the_version() -> None:
+    text = "Look into OOM from the sharded grad scaler\nWe see an OOM with CPU offload.\n\nmain\n"
+    assert "versions" not in _keys(text, "S4", True, framework="pytorch")
+
+
+def test_a_report_that_says_it_is_not_a_bug_gets_no_checklist() -> None:
+    text = "[Q] not a bug, looking for a solution\nMuch time is spent in forward_microstep."
+    assert _keys(text, "S4", True, framework="deepspeed") == []
+
+
+def test_a_named_example_is_a_repro() -> None:
+    assert "repro" not in _keys("mnist_advanced example freezes after printing epoch 1/24", "S4", False)

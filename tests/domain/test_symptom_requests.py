@@ -264,3 +264,14 @@ def test_a_rendezvous_timeout_before_nccl_is_not_asked_for_the_nccl_log() -> Non
     assert "nccl_debug" not in asked(text, "S2", "2.2", framework="pytorch")
     nccl = text + "\nRuntimeError: NCCL error in: ProcessGroupNCCL.cpp:32, unhandled system error"
     assert "nccl_debug" in asked(nccl, "S2", "2.2", framework="pytorch")
+
+
+def test_a_timer_log_is_a_measured_speed() -> None:
+    text = ("DeepSpeedCPUAdam got much slower after the upgrade.\n```\n[Rank 0] time (ms) | "
+            "optimizer_step: 1321.71\n```")
+    assert "perf_numbers" not in asked(text, "S4", "4.1", framework="deepspeed")
+
+
+def test_a_hang_at_the_same_named_step_is_not_asked_whether_it_is_the_same_step() -> None:
+    text = "ZeRO-2 training hangs and then times out, always after the same fixed step."
+    assert "same step" not in described(text, "S4", "4.11", framework="deepspeed")

@@ -166,7 +166,9 @@ _VERSION_MENTION = re.compile(
     r"^\s*(?:\d+\.\s*|[-*]\s*)?version\s*:?\s*v?\d+\.\d+|"
     # "I just installed version `0.16.1`", "is it missing from `0.16.1`?"
     r"\bversion\s*[`'\"]v?\d+\.\d+|\b(?:installed|using|running|from|on|with|in|to)\s+[`'\"]v?\d+\.\d+[\w.+-]*[`'\"]|"
-    r"\bnightl(?:y|ies)\b",
+    r"\bnightl(?:y|ies)\b|"
+    # a template's "Versions" heading (cleaned away) answered with the branch alone
+    r"^\s*(?:main|master)\s*$",
     re.I | re.M)
 # The same for torch alone and for each framework alone: ds_report is asked outside builds only
 # when one of the two is missing.
@@ -216,7 +218,9 @@ _REPRO = re.compile(
     # training example with cifar10"
     r"\bfollow(?:ed|ing)\b[^.\n]{0,40}\b(?:readme|examples?|tutorials?|guides?|instructions|docs?|"
     r"documentation|steps)\b|\b(?:ran|run|running)\s+the\s+(?:[\w-]+\s+){0,3}?(?:examples?|tutorials?|"
-    r"demos?)\b",
+    r"demos?)\b|"
+    # a named example ("the mnist_advanced example freezes")
+    r"\b\w+[_-]\w+ (?:example|demo)\b",
     re.I | re.M,
 )
 _LAUNCH_FLAGS = re.compile(r"--(?:hostfile|nnodes|nproc[_-]per[_-]node|num[_-]gpus|num[_-]nodes)\b|"
@@ -467,13 +471,16 @@ _HOWTO_TITLE = re.compile(
     r"can (?:i|we|you|one)\b|should (?:i|we)\b|(?:request|question) (?:about|on|for)\b)", re.I)
 
 
+_NOT_A_BUG_TITLE = re.compile(r"\bnot a bug\b", re.I)
+
+
 def howto_question(text: str) -> bool:
     """The report (title first) asks how to do something or whether something is supported, and
     mentions no error, traceback or hang: a bug checklist (versions, a script, ds_report) answers
     nothing in it. On the shared data's backtest 20 of the 21 requests such reports got asked for
     what the question does not need."""
     title = text.split("\n", 1)[0]
-    return bool(_HOWTO_TITLE.search(title)) and not (
+    return bool(_HOWTO_TITLE.search(title) or _NOT_A_BUG_TITLE.search(title)) and not (
         _ERROR_MENTION.search(text) or _TRACE.search(text) or symptom_requests.hangs(text))
 
 

@@ -180,7 +180,7 @@ _STACKS = _rx(r"py-?spy|faulthandler|\bgdb\b|\bpstack\b|Thread 0x|most recent ca
               r"Current thread|dump_traceback|stack ?(?:traces?|dumps?) (?:of|from|for) "
               r"(?:all|each|every)|Thread \d+ \(\w+\)")
 _NCCL_DEBUG = _rx(r"NCCL_DEBUG|NCCL INFO|\bNCCL WARN\b|NCCL debug")
-_SAME_STEP = _rx(r"same (?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
+_SAME_STEP = _rx(r"same (?:\w+ )?(?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
                  r"(?:step|iteration|iter|epoch)s? \d|\d+[kKmM]? (?:steps|iterations|iters|epochs)|"
                  r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random")
 _BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\bwithout (?:deepspeed|zero|fsdp|"
@@ -226,7 +226,9 @@ _HOST_LOG = _rx(r"dmesg|oom-kill|Out of memory: Kill|Killed process|memory cgrou
 _PERF_NUMBERS = _rx(r"\d[\d.,]*\s*(?:k\s*)?(?:wps\b|tgs\b|words?/s|tokens?/sec|tokens? per (?:second|sec|gpu)|"
                     r"tflops?|tokens?/s|tok/s|samples?/s|it/s|s/it|ms\b|seconds?|"
                     r"secs?\b|sec/|s/step|s per|mins?\b|minutes|hours?|x (?:slower|faster)|%)|"
-                    r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d")
+                    r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d|"
+                    # a timer log: "time (ms) | optimizer_step: 1321.71"
+                    r"\((?:ms|s|sec|secs|seconds)\)[^\n]{0,80}?\d")
 _PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json")
 # A compiler's own lines ("error:" in lower case: pip's "ERROR: Command errored out" is the
 # summary that hides them).
