@@ -25,7 +25,8 @@ def test_vague_build_report_asks_for_versions_cuda_and_error() -> None:
 
 
 def test_deepspeed_build_report_asks_for_ds_report_instead_of_versions() -> None:
-    keys = _keys("pip install deepspeed fails with an error", "S1", False, framework="deepspeed")
+    keys = _keys("The JIT build of the fused_adam op fails with an error", "S1", False,
+                 framework="deepspeed")
     assert keys[0] == "ds_report" and "versions" not in keys and "cuda" not in keys
 
 
@@ -273,3 +274,162 @@ def test_a_working_setup_without_errors_does_not_hide_the_failing_ones_missing_e
             "A 2-node run with expert-model-parallel-size=2 works without any errors.")
     assert "traceback" in _keys(text, "S4", True)
     assert "traceback" not in _keys("Training stops without any error message at step 40", "S4", True)
+
+
+# --- requests for what the report already says in other words -----------------------------------
+
+def test_versions_written_in_bold_backticks_paths_or_image_tags_count_as_given() -> None:
+    for given in ("- **DeepSpeed version**: 0.15.0",
+                  "FSDP memory allocation differs between PT 2.0 and nightlies",
+                  "torch-'1.13.1+cu117', transformers-4.32.0",
+                  "`pip install deepspeed` (deepspeed-0.10.1.tar.gz) fails",
+                  "environment: colossal=0.4.9, Hybrid Parallel Plugin",
+                  "I just installed version `0.16.1` and it runs",
+                  'File "/envs/a/lib/python3.8/site-packages/megatron_lm-1.1.5-py3.8.egg/megatron/x.py"',
+                  "docker run uber/horovod:0.15.2-tf1.12.0-torch1.0.0-py3.5",
+                  "With the NeMo prebuilt containers from 25.04 onward it fails",
+                  "Deadlock in distributed all_reduce on v1.1"):
+        assert "versions" not in _keys(f"Training fails with an error.\n{given}", "S4", True), given
+    # CUDA alone is not the framework's version, and a timing is not a version
+    for absent in ("cuda10.2", "ppl without deepspeed = 29.76", "NCCL version 2.19.3"):
+        assert "versions" in _keys(f"Training fails with an error.\n{absent}", "S4", True,
+                                   framework="megatron"), absent
+
+
+def test_ds_report_is_not_asked_when_its_output_or_both_versions_are_in_the_report() -> None:
+    listed = ("Resumed training acts like a fresh model.\n- **DeepSpeed version**: 0.15.0\n"
+              "- **PyTorch version**: 2.4.1\n")
+    assert "ds_report" not in _keys(listed, "S4", True, framework="deepspeed")
+    truncated = ("v0.8.0 raises an error with bf16\n```\n-----\nDeepSpeed C++/CUDA extension op "
+                 "report\n-----\n...\n```")
+    assert "ds_report" not in _keys(truncated, "S4", True, framework="deepspeed")
+    assert "ds_report" in _keys("- **DeepSpeed version**: 0.15.0\ntraining fails with an error", "S4",
+                                True, framework="deepspeed")
+
+
+def test_a_framework_install_failing_in_prose_is_not_asked_for_ds_report() -> None:
+    for said in ("[BUG] pip install . fails\nRunning `pip install .` on the DeepSpeed source tree fails.",
+                 "Building DeepSpeed from source fails when the transformer extension is enabled.",
+                 "[BUG] Problems building DeepSpeed on Windows\nDeepSpeed fails to build on Windows.",
+                 "pip install of DeepSpeed fails with an error."):
+        keys = _keys(said, "S1", False, framework="deepspeed")
+        assert "ds_report" not in keys, said
+    horovod = missing.missing_info("pip install horovod fails with error: 'x' was not declared",
+                                   extract(""), "S1", False, framework="horovod")
+    assert all("check-build" not in item.description for item in horovod)
+
+
+def test_a_how_to_question_gets_no_bug_checklist() -> None:
+    for title in ("[QUESTION] How do I run inference on llama2 with megatron-lm?",
+                  "Is gradient accumulation supported by hybridparallelplugin?",
+                  "[QUESTION] Any plans to optimize TP scheduling?",
+                  "How can I tell whether PPO training is working well?"):
+        assert _keys(f"{title}\nI would like to know.", "S4", False) == [], title
+    # a question about an error or a hang is a bug report
+    for title in ('[BUG] How to fix "Invalidate trace cache @ step 1"?\nI get this and cannot go on.',
+                  "How do I stop init_process_group from hanging on DGX A100?\nIt hangs.",
+                  "How do I run inference?\nIt fails with an error."):
+        assert not missing.howto_question(title), title
+
+
+def test_a_source_link_at_a_commit_gives_the_framework_version() -> None:
+    body = ("The value comes from the wrong argument:\nhttps://github.com/NVIDIA/Megatron-LM/blob/"
+            "30461822692a5da057c3db171d26fbee1d7c49d2/megatron/core/tokenizers/x.py#L98\n")
+    assert missing.pins_source(body)
+    assert not missing.pins_source(body.replace("30461822692a5da057c3db171d26fbee1d7c49d2", "main"))
+    text = "_get_merges_file() is called with the wrong argument\nTokenization fails."
+    keys = [i.key for i in missing.missing_info(text, extract(text), "S4", False, framework="megatron",
+                                                cites_source=True, pinned_source=True)]
+    assert "versions" not in keys
+    ds = [i.key for i in missing.missing_info(text, extract(text), "S4", False, framework="deepspeed",
+                                              cites_source=True, pinned_source=True)]
+    assert "ds_report" not in ds and "versions" not in ds
+
+
+def test_an_import_or_shell_error_quoted_in_prose_is_the_whole_error() -> None:
+    for quoted in ("cannot import name 'DeepSpeedPlugin' from 'accelerate'\nThis import fails.",
+                   "Error: No module named 'colossalai._C.fused_optim'\nI get this error.",
+                   "Launching on multiple nodes gives a torchrun command not found error."):
+        assert "traceback" not in _keys(quoted, "S4", True), quoted
+
+
+def test_an_error_block_introduced_as_what_it_failed_with_is_not_asked_for_again() -> None:
+    text = ("Loading a model now fails with:\n\n```\nUnexpected key(s) in state_dict: "
+            '"decoder.layers.0.self_attention.core_attention._extra_state"\n```')
+    assert "traceback" not in _keys(text, "S4", False)
+    code = "Under ZeRO 3, this sequence fails:\n\n```\nengine.load_checkpoint()\nengine.save_checkpoint()\n```"
+    assert "traceback" in _keys(code, "S4", False)
+
+
+def test_zero_as_a_number_or_nccls_network_plugin_is_not_a_config_mention() -> None:
+    for text in ("After epoch 1 GPU utilization drops to zero and training fails with an error.",
+                 "I get the NCCL INFO NET/Plugin : No plugin found (libnccl-net.so). ERROR and it freezes.",
+                 "argmax(): Expected reduction dim 1 to have non-zero size. The run fails."):
+        assert "config" not in _keys(text, "S4", True, framework="deepspeed"), text
+    for text in ("ZeRO3 checkpoint save/load loses frozen weights", "Memory leak with zero3 in rlhf",
+                 "deepspeed.zero.Init() broken for big models"):
+        assert "config" in _keys(text, "S4", True, framework="deepspeed"), text
+
+
+def test_plugin_arguments_written_in_prose_or_settings_lines_are_the_config() -> None:
+    for text in ("With LowLevelZeroPlugin, setting `initial_scale` to 2^20 together with `cpu_offload=True`"
+                 " makes training fail.",
+                 "Using Hybrid Parallel Plugin,zero_stage=1,zero_cpu_offload=true the run fails.",
+                 "Runtime error with `use_fp8=True` in HybridParallelPlugin",
+                 "Training with HybridParallelPlugin fails if pp_size>1\nSettings:\n```\npp=2\ntp=2\nsp=1\n"
+                 "zero_stage=0\n```"):
+        assert "config" not in _keys(text, "S4", True, framework="colossalai"), text
+    assert "config" in _keys("Training with the gemini plugin fails with an error.", "S4", True,
+                             framework="colossalai")
+
+
+def test_a_hostfile_or_an_accelerate_multinode_config_is_the_launch_setup() -> None:
+    for shown in ("hostfile:\n104.171.201.171  slots=8\n104.171.201.172  slots=8",
+                  "```\ndistributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 16\n```"):
+        assert "launcher_command" not in _keys("Multi-node training fails.\n" + shown, "S2", True)
+
+
+def test_steps_described_in_prose_are_a_repro() -> None:
+    for prose in ("I followed the README.md and ran the training command; it fails with an NCCL error.",
+                  "Running the training example with cifar10 breaks with a RuntimeError.",
+                  "I'm pre-training a BERT model by following the Megatron-LM example and hit an error."):
+        assert "repro" not in _keys(prose, "S4", False), prose
+
+
+def test_a_build_without_cuda_is_not_asked_for_cuda_versions() -> None:
+    text = "Compilation fails with USE_GLOO=OFF\nCMake flags: -DUSE_CUDA=OFF -DUSE_GLOO=OFF"
+    assert "cuda" not in _keys(text, "S1", False)
+    assert "cuda" in _keys("Compilation fails with USE_GLOO=OFF", "S1", False)
+
+
+def test_a_named_network_or_cloud_instance_gives_the_hardware() -> None:
+    for named in ("Both clusters use InfiniBand between nodes.", "The nodes talk over RoCE.",
+                  "Environment: ec2 g4dn.12xl with 4 GPUs.", "Setup: Azure VM NC24s_v2.",
+                  "Training on 2x 3090 hangs."):
+        assert "hardware" not in _keys(f"Multi-node training fails with an error. {named}", "S2", True), named
+
+
+def test_a_pytorch_release_before_torchrun_is_asked_for_its_own_launch_command() -> None:
+    def launch(text: str) -> str:
+        items = missing.missing_info(text, extract(text), "S2", True, framework="pytorch")
+        return next(item.description for item in items if item.key == "launcher_command")
+
+    old = launch("With PyTorch 1.2, training over 4 GPUs crashes with an NCCL error.")
+    assert "torch.distributed.launch" in old and "torchrun" not in old
+    assert missing.is_template(missing.MissingInfo(key="launcher_command", description=old))
+    assert "torchrun" in launch("With PyTorch 2.1, training over 4 GPUs crashes with an NCCL error.")
+    assert "torchrun" in launch("Training over 4 GPUs crashes with an NCCL error.")
+
+
+def test_a_versions_section_answered_with_the_branch_alone_gives_the_version() -> None:
+    text = "Look into OOM from the sharded grad scaler\nWe see an OOM with CPU offload.\n\nmain\n"
+    assert "versions" not in _keys(text, "S4", True, framework="pytorch")
+
+
+def test_a_report_that_says_it_is_not_a_bug_gets_no_checklist() -> None:
+    text = "[Q] not a bug, looking for a solution\nMuch time is spent in forward_microstep."
+    assert _keys(text, "S4", True, framework="deepspeed") == []
+
+
+def test_a_named_example_is_a_repro() -> None:
+    assert "repro" not in _keys("mnist_advanced example freezes after printing epoch 1/24", "S4", False)

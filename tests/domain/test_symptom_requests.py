@@ -234,3 +234,44 @@ def test_a_failed_install_is_not_asked_for_the_frameworks_own_report_tool() -> N
     horovod = text.replace("deepspeed", "horovod")
     asked = missing.missing_info(horovod, environment.extract(horovod), "S1", False, "horovod")
     assert all("check-build" not in i.description for i in asked)
+
+
+def test_a_speed_in_words_per_second_is_a_measured_speed() -> None:
+    text = "On 4 nodes (32 H200 GPUs) training is slow: I only get about ~200 wps."
+    assert asked(text, "S4", "4.1") == ["profile"]
+
+
+def test_a_loss_that_does_not_move_is_a_training_outcome_not_slowness() -> None:
+    """ "it did speed training up" was read as a slow-training report and asked for a profile."""
+    text = ("To cut communication I switched to zero++, and it did speed training up. However, the loss "
+            "stays at 11.9321 and grad_norm stays at 0 for the whole run.")
+    keys = asked(text, "S4", "4.1", framework="deepspeed")
+    assert "perf_numbers" not in keys and "profile" not in keys
+    assert "perf_numbers" in asked("With ZeRO++ training got slower.", "S4", "4.1")
+
+
+def test_a_single_gpu_output_beside_the_wrong_one_is_the_baseline() -> None:
+    for text in ("GPT-J output on 2x 3090 is garbage.\nGPT-J output on 1x 3090:\n```\nDeepSpeed is a "
+                 "framework\n```",
+                 "Running on 2 GPUs gives garbage text. Running on 1 GPU gives the correct output."):
+        assert "baseline_output" not in asked(text, "S5", "5.3", framework="deepspeed"), text
+
+
+def test_a_rendezvous_timeout_before_nccl_is_not_asked_for_the_nccl_log() -> None:
+    text = ("Connection timeout at init when using torch.distributed.run\n"
+            "[E socket.cpp:793] [c10d] The client socket has timed out after 60s while trying to "
+            "connect to (IP1, 2222).")
+    assert "nccl_debug" not in asked(text, "S2", "2.2", framework="pytorch")
+    nccl = text + "\nRuntimeError: NCCL error in: ProcessGroupNCCL.cpp:32, unhandled system error"
+    assert "nccl_debug" in asked(nccl, "S2", "2.2", framework="pytorch")
+
+
+def test_a_timer_log_is_a_measured_speed() -> None:
+    text = ("DeepSpeedCPUAdam got much slower after the upgrade.\n```\n[Rank 0] time (ms) | "
+            "optimizer_step: 1321.71\n```")
+    assert "perf_numbers" not in asked(text, "S4", "4.1", framework="deepspeed")
+
+
+def test_a_hang_at_the_same_named_step_is_not_asked_whether_it_is_the_same_step() -> None:
+    text = "ZeRO-2 training hangs and then times out, always after the same fixed step."
+    assert "same step" not in described(text, "S4", "4.11", framework="deepspeed")

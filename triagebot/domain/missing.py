@@ -59,6 +59,13 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("launcher_command", "pytorch"): "The exact torchrun command with its node arguments.",
 }
 
+# torchrun exists from PyTorch 1.10: a report on an older release launches with
+# torch.distributed.launch (or mp.spawn), and asking it for a torchrun command was read as not
+# having read the version.
+LEGACY_TORCH_LAUNCH = "The exact python -m torch.distributed.launch command with its node arguments."
+_TORCH_RELEASE = re.compile(r"(?<![\w/.-])(?:torch|pytorch|pt)(?:[-_ ]?version)?[\s:=`'\"*(-]{0,4}v?(\d+)\.(\d+)",
+                            re.I)
+
 _ORDER: dict[str, list[str]] = {
     "S1": ["ds_report", "versions", "cuda", "traceback", "repro"],
     "S2": ["launcher_command", "hardware", "traceback", "ds_report", "versions", "config"],
@@ -105,19 +112,24 @@ _TRACE = re.compile(
     r"^\s*\[E[ \]]|NCCL WARN|\bnccl\w*Error\b|CUDA error|terminate called|what\(\):|"
     r"exit ?code|exit status|\bKilled\b|signal \d+|SIG(?:KILL|SEGV|ABRT|TERM)\b|"
     # a shell's own error line is the whole error: there is no traceback to paste
-    r"\w: command not found\b",
+    r"\w: command not found\b|\bcommand not found\b|"
+    # an import error's message names what is missing; its traceback adds nothing
+    r"\bcannot import name\b|\bNo module named\b|\bundefined symbol\b",
     re.M,
 )
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 # A block the reporter introduces as what the program printed ("The output is:", "**Logs**").
 _OUTPUT_BLOCK = re.compile(
-    r"\b(?:output|logs?|errors?|trace(?:back)?|prints?|printed|shows?|says?)\b[^\n]{0,40}\n\s*```",
+    r"\b(?:output|logs?|errors?|trace(?:back)?|prints?|printed|shows?|says?)\b[^\n]{0,40}\n\s*```|"
+    # ...or as what it failed with ("loading a model now fails with:")
+    r"\b(?:(?:fails?|failed|failing|crash(?:es|ed)?|dies|died|exits?|exited) with|raises?|throws?|"
+    r"complains?)\b[^\n]{0,40}:[ \t]*\n\s*```",
     re.I,
 )
 # ds_report's output, or the reporter saying they ran or attached it ("ds_report output was
 # attached"): asking for it again was read by maintainers as not having read the report.
 _DS_REPORT = re.compile(r"DeepSpeed general environment info|deepspeed info\s*\.{3,}|op name\s*\.{3,}|"
-                        r"\bds_report\b", re.I)
+                        r"DeepSpeed C\+\+/CUDA extension op report|\bds_report\b", re.I)
 _CONTAINER = re.compile(
     r"nvcr\.io/|\b(?:pytorch|nemo|tensorflow)\s*:\s*\d{2}\.\d{2}|\bNGC\b[^\n]{0,40}\b\d{2}\.\d{2}\b", re.I)
 _COLLECT_ENV = re.compile(
@@ -132,14 +144,64 @@ _VERSION_SECTION = re.compile(
     r"^#{1,4}\s*(?:versions?|environment|system info)\s*\n(?:[^#\n]*\n){0,15}?[^#\n]*\d+\.\d+",
     re.I | re.M,
 )
+# A version written where the environment reader does not look (it feeds the classifier and is
+# left alone): "**DeepSpeed version**: 0.15.0", "PT 2.0", "torch-'1.13.1+cu117'", "colossal=0.4.9",
+# "deepspeed-0.10.1.tar.gz", "installed version `0.16.1`", an egg or wheel in a path, a docker image tag
+# ("uber/horovod:0.15.2-tf1.12.0"), an NGC release named in prose ("the NeMo containers from
+# 25.04 on"), "deadlocks on v1.1", a "Version 1.1.0" list item or a nightly build. CUDA, NCCL and
+# Python alone do not count: the request is for the framework and torch.
+_VERSIONED = (r"deepspeed|megatron(?:[-_ ]?(?:lm|core))?|mcore|colossal(?:-?ai)?|horovod|torch|"
+              r"pytorch|pt|accelerate|transformers|transformer[-_ ]?engine|te|tensorflow|"
+              r"tf(?:-nightly(?:-[cg]pu)?)?|apex|nemo|(?:pytorch[-_ ])?lightning|flash[-_ ]?attn|"
+              r"jax|mxnet|vllm|ds")
+_AFTER_NAME = (r"(?:[-_ ]?(?:version|ver\.?|release))?(?:\*\*|__)?"
+               # "colossal=0.4.9", never "ppl without deepspeed = 29.76"
+               r"(?:\s*(?:is|of|was|==|>=|:|\(|-|_|@|`|'|\")\s*|=){0,3}\s*(?:version\s*)?[`'\"]?v?\d+\.\d+")
+_VERSION_MENTION = re.compile(
+    rf"(?<![\w/.-])(?:{_VERSIONED}){_AFTER_NAME}|"
+    rf"site-packages/(?:{_VERSIONED})\w*-\d+\.\d+|"
+    r"\b[\w.-]+/[\w.-]+:v?\d+\.\d+|"
+    r"\b(?:container|image)s?\b[^\n]{0,30}\b\d{2}\.\d{2}\b|\b\d{2}\.\d{2}(?:-py3)? (?:container|image)|"
+    r"\b(?:on|with|using|in|to|from|since|after|before) v\d+\.\d+\b|"
+    r"^\s*(?:\d+\.\s*|[-*]\s*)?version\s*:?\s*v?\d+\.\d+|"
+    # "I just installed version `0.16.1`", "is it missing from `0.16.1`?"
+    r"\bversion\s*[`'\"]v?\d+\.\d+|\b(?:installed|using|running|from|on|with|in|to)\s+[`'\"]v?\d+\.\d+[\w.+-]*[`'\"]|"
+    r"\bnightl(?:y|ies)\b|"
+    # a template's "Versions" heading (cleaned away) answered with the branch alone
+    r"^\s*(?:main|master)\s*$",
+    re.I | re.M)
+# The same for torch alone and for each framework alone: ds_report is asked outside builds only
+# when one of the two is missing.
+_TORCH_MENTION = re.compile(
+    rf"(?<![\w/.-])(?:torch|pytorch|pt){_AFTER_NAME}|site-packages/torch-\d+\.\d+|"
+    r"\b(?:torch|pytorch)\b[^\n]{0,20}\bnightl(?:y|ies)\b", re.I)
+_FRAMEWORK_MENTION = {
+    "deepspeed": re.compile(rf"(?<![\w/.-])(?:deepspeed|ds){_AFTER_NAME}|"
+                            r"site-packages/deepspeed-\d+\.\d+", re.I),
+}
 _BUILD_MENTION = re.compile(
     r"\b(?:nvcc|compil\w*|build\w*|extension|op_builder|setup\.py|wheel|ninja|gcc|g\+\+|cuda_home|"
     r"undefined symbol|cannot open shared object|install\w*)",
     re.I,
 )
+# A build without CUDA ("-DUSE_CUDA=OFF", a CPU-only wheel): the CUDA versions play no part.
+_NO_CUDA = re.compile(r"USE_CUDA=(?:OFF|0|FALSE)\b|\bcpu[- ]?only (?:build|wheel|torch|pytorch)\b|"
+                      r"\bcpuonly\b|\+cpu\b", re.I)
+# The machines named in other words than a GPU model: a network ("over InfiniBand", "RoCE"), a
+# cloud instance ("g4dn.12xlarge", "NC24s_v2", "DGX"), or a consumer card by number ("2x 3090").
+_HARDWARE_ELSEWHERE = re.compile(
+    r"\binfini[- ]?band\b|\bRoCE(?:v2)?\b|\bethernet\b|\bEFA\b|\bIB\b|\bNVLink\b|"
+    r"\b(?:p[2-5]d?e?|g[3-6]dn?|g6e)\.\d*x?l(?:arge)?\b|\bN[CDV]\d+\w*_v\d\b|\bDGX\b|"
+    r"\b\d\s?[x×*]\s?(?:RTX\s?)?\d{4}\b|\b(?:RTX|GTX)\s?\d{4}|\b(?:20[6-8]0|30[6-9]0|40[6-9]0|50[6-9]0)(?:\s?Ti)?\b",
+    re.I)
 _CONFIG_MENTION = re.compile(
-    r"ds_config|deepspeed[_ ]config|zero[_ ]optimization|\bZeRO\b|zero[_ ]stage|\bplugin\b|"
-    r"offload|--deepspeed\b",
+    r"ds_config|deepspeed[_ ]config|zero[_ ]optimization|(?-i:\bZeRO\b|\bZERO\b)|zero[-_ ]stage|"
+    # ZeRO in lower case only as a stage or a feature: never "GPU utilization drops to zero" or a
+    # "non-zero size"
+    r"(?<!non-)(?<!non )\bzero[-_ ]?(?:[0-3]\b|\+\+|infinity|inference|init\b|offload)|\bzero[23]\b|"
+    r"\bdeepspeed\.zero\b|\blow[-_ ]?level[-_ ]?zero|"
+    # a plugin, but not NCCL's network plugin ("NET/Plugin : No plugin found (libnccl-net.so)")
+    r"(?<!NET/)(?<!No )\bplugin\b|offload|--deepspeed\b",
     re.I,
 )
 _CONFIG_BODY = re.compile(
@@ -151,10 +213,20 @@ _CONFIG_BODY = re.compile(
 _REPRO = re.compile(
     r"```|^ {4}\S|\bimport \w+|\bpython3? [\w./-]+|\b(?:deepspeed|torchrun|srun|mpirun|bash|sh|"
     r"colossalai run|accelerate launch)\s+\S|to reproduce|steps?:|^\s*\d+\.\s+\S|"
-    r"\b(?:examples?|scripts?|tests?)/[\w./-]+|\b\w[\w-]*\.(?:py|sh)\b",
+    r"\b(?:examples?|scripts?|tests?)/[\w./-]+|\b\w[\w-]*\.(?:py|sh)\b|"
+    # the steps in prose: "I followed the README and ran the training command", "running the
+    # training example with cifar10"
+    r"\bfollow(?:ed|ing)\b[^.\n]{0,40}\b(?:readme|examples?|tutorials?|guides?|instructions|docs?|"
+    r"documentation|steps)\b|\b(?:ran|run|running)\s+the\s+(?:[\w-]+\s+){0,3}?(?:examples?|tutorials?|"
+    r"demos?)\b|"
+    # a named example ("the mnist_advanced example freezes")
+    r"\b\w+[_-]\w+ (?:example|demo)\b",
     re.I | re.M,
 )
-_LAUNCH_FLAGS = re.compile(r"--(?:hostfile|nnodes|nproc[_-]per[_-]node|num[_-]gpus|num[_-]nodes)\b")
+_LAUNCH_FLAGS = re.compile(r"--(?:hostfile|nnodes|nproc[_-]per[_-]node|num[_-]gpus|num[_-]nodes)\b|"
+                           # a hostfile's lines, or an accelerate config that sets the nodes
+                           r"^\s*\S+\s+slots=\d+|^\s*num_machines\s*:\s*\d|"
+                           r"^\s*deepspeed_multinode_launcher\s*:", re.M)
 # A command line that starts the job (``CUDA_VISIBLE_DEVICES=3 python main.py``, ``bash run.sh``):
 # the reporter has shown how they launch, even without a distributed launcher.
 _COMMAND_LINE = re.compile(
@@ -175,7 +247,15 @@ _INSTALL_FAILED = re.compile(
     r"ERROR: Could not build wheels|subprocess-exited-with-error|error: legacy-install-failure|"
     r"Running setup\.py install for \w+ \.{3} error|pip install[^\n]{0,80}\n[^`]{0,400}?\berror\b|"
     # or installed without its command-line tools ("horovodrun: command not found")
-    r"\b(?:horovodrun|ds_report|deepspeed|colossalai): command not found",
+    r"\b(?:horovodrun|ds_report|deepspeed|colossalai): command not found|"
+    # or the reporter says so: "pip install . fails", "Building DeepSpeed from source fails",
+    # "pip install of DeepSpeed fails", "DeepSpeed fails to build on Windows"
+    r"\b(?:pip3? install|install(?:ing|ation)?|build(?:ing)?|compil(?:e|ing))(?: of)?\s+(?:-\S+\s+)*"
+    r"[`'\"]?(?:\.|deepspeed|horovod|colossal-?ai)(?:==[\w.]+)?[`'\"]?(?=[\s`'\",]|$)[^\n.]{0,40}?"
+    r"\b(?:fails?|failed|failing)\b|"
+    r"\b(?:deepspeed|horovod|colossal-?ai)\s+(?:(?:fails?|failed) to (?:build|install|compile)|"
+    r"(?:install(?:ation)?|build) fail(?:s|ed))\b|"
+    r"\bpip install (?:fails|failed)\b",
     re.I)
 
 
@@ -191,13 +271,23 @@ _BUILDING = re.compile(
 _SOURCE_LINE = re.compile(r"/blob/[\w.-]{1,40}/[\w./-]+#L\d+")
 
 
+# ...at a commit: the framework's exact version is in the link.
+_PINNED_SOURCE_LINE = re.compile(r"/blob/[0-9a-f]{7,40}/[\w./-]+#L\d+")
+
+
 def cites_source(raw: str) -> bool:
     """The raw report (before cleaning removes links) points at lines of source code."""
     return bool(_SOURCE_LINE.search(raw if isinstance(raw, str) else ""))
 
 
+def pins_source(raw: str) -> bool:
+    """The raw report points at lines of source code at a commit (``/blob/<sha>/...#L12``)."""
+    return bool(_PINNED_SOURCE_LINE.search(raw if isinstance(raw, str) else ""))
+
+
 def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
-                 framework: str | None = None, cites_source: bool = False) -> list[MissingInfo]:
+                 framework: str | None = None, cites_source: bool = False,
+                 pinned_source: bool = False) -> list[MissingInfo]:
     """Items a maintainer would ask for first, given what the report already contains: the
     stage's checklist (at most ``MAX_ITEMS``), then the requests keyed by symptom that the text
     calls for (``symptom_requests``; the comment asks those only for a symptom it states). A
@@ -205,26 +295,30 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
 
     ``framework`` is a hint from the repository (``deepspeed`` for deepspeedai/DeepSpeed); the
     text's own framework is used when it is absent. ``cites_source``: the raw report links to
-    lines of source code (``cites_source``; the cleaned ``text`` has no links left)."""
+    lines of source code (``cites_source``; the cleaned ``text`` has no links left);
+    ``pinned_source``: at a commit (``pins_source``), which gives the framework's version: on the
+    shared data's backtest 12 of the 13 version or ds_report requests such reports got were read
+    as asking for what the link already says (the reporter is pointing at code)."""
     text = text if isinstance(text, str) else ""
     framework = framework or env.framework
-    if not_a_bug_text(text):
+    if not_a_bug_text(text) or howto_question(text):
         return []
     checks = {
         # ds_report (pasted or said to be attached) prints the framework, torch and CUDA versions
         "versions": lambda: not (env.framework_version or env.torch or _versions_elsewhere(text)
-                                 or _DS_REPORT.search(text)),
-        "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc or _DS_REPORT.search(text))
+                                 or _DS_REPORT.search(text) or pinned_source),
+        "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc or _DS_REPORT.search(text)
+                             or _NO_CUDA.search(text))
         and bool(_BUILD_MENTION.search(text)),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
-        and (stage == "S1" or not (env.framework_version and env.torch))
+        and (stage == "S1" or not (pinned_source or _framework_and_torch_given(text, env, framework)))
         and not _INSTALL_FAILED.search(text),
         "traceback": lambda: _error_without_trace(text),
         # the command itself, not the launcher's name in prose ("a torchrun command not found")
         "launcher_command": lambda: not _LAUNCH_FLAGS.search(text) and not _COMMAND_LINE.search(text),
         # the GPU model is what the answer turns on; a report that names it and not the count
         # was read as already giving the hardware
-        "hardware": lambda: env.gpu_model is None,
+        "hardware": lambda: env.gpu_model is None and not _HARDWARE_ELSEWHERE.search(text),
         "config": lambda: bool(_CONFIG_MENTION.search(text)) and not _config_shown(text)
         and not _BUILDING.search(text) and not cites_source,
         "repro": lambda: not _REPRO.search(text) and not cites_source,
@@ -239,7 +333,10 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         if checks[key]():
             # the framework's own version tool cannot run before it installs: the plain wording
             own = None if key == "versions" and installing else framework
-            found.append(MissingInfo(key=key, description=describe(key, own)))
+            description = describe(key, own)
+            if key == "launcher_command" and own == "pytorch" and _before_torchrun(text, env):
+                description = LEGACY_TORCH_LAUNCH
+            found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
     return found + symptom_requests.requests(text, env, framework, stage, _config_shown(text))
@@ -362,6 +459,31 @@ def not_a_bug_text(text: str) -> bool:
                 or len(_OPEN_TASK.findall(text)) >= 3)
 
 
+# A title that asks how to do something or whether something is supported ("How do I run
+# inference on llama2?", "Is gradient accumulation supported by HybridParallelPlugin?", "[QUESTION]
+# Any plans to optimize TP scheduling?"); "how do I fix <error>" is a bug report.
+_HOWTO_TITLE = re.compile(
+    r"^\s*(?:\[[^\]\n]{0,30}\]\s*:?\s*)*(?:"
+    r"how (?:do|does|can|could|to|should|would|is|are)\b(?![^?\n]{0,12}\b(?:fix|solve|resolve|debug|"
+    r"avoid|get rid|get past|work ?around)\b)|"
+    r"what (?:is|are|does)\b|which\b|is there\b|are there\b|any (?:plans?|way|support)\b|"
+    r"(?:is|are) [^?\n]{0,60}\bsupported\b|(?:does|do|can|will) [^?\n]{0,60}\bsupport\b|"
+    r"can (?:i|we|you|one)\b|should (?:i|we)\b|(?:request|question) (?:about|on|for)\b)", re.I)
+
+
+_NOT_A_BUG_TITLE = re.compile(r"\bnot a bug\b", re.I)
+
+
+def howto_question(text: str) -> bool:
+    """The report (title first) asks how to do something or whether something is supported, and
+    mentions no error, traceback or hang: a bug checklist (versions, a script, ds_report) answers
+    nothing in it. On the shared data's backtest 20 of the 21 requests such reports got asked for
+    what the question does not need."""
+    title = text.split("\n", 1)[0]
+    return bool(_HOWTO_TITLE.search(title) or _NOT_A_BUG_TITLE.search(title)) and not (
+        _ERROR_MENTION.search(text) or _TRACE.search(text) or symptom_requests.hangs(text))
+
+
 def specific(items: list[MissingInfo], stage: str | None) -> bool:
     """Whether these requests are worth a comment on their own: asked because of the stated stage,
     or because the text itself calls for them (an error mentioned but not pasted)."""
@@ -373,7 +495,8 @@ def is_template(item: MissingInfo) -> bool:
     may keep its backticks as code spans); a stored or hand-made description is user text."""
     if item.key in symptom_requests.KEYS:
         return item.description in symptom_requests.all_descriptions()
-    return item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
+    return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
+            or item.description == LEGACY_TORCH_LAUNCH)
 
 
 def _error_without_trace(text: str) -> bool:
@@ -391,16 +514,46 @@ _YAML_LINE = re.compile(r"^\s*[A-Za-z_][\w.-]{0,60}\s*:\s*\S", re.M)
 _CONFIG_BLOCK = re.compile(r"\bconfig\w*\b[^\n]{0,60}\n\s*```", re.I)
 
 
+# A plugin's argument written next to its name, in prose ("LowLevelZeroPlugin ... together with
+# `cpu_offload=True`", "Hybrid Parallel Plugin, zero_stage=1", "use_fp8=True in
+# HybridParallelPlugin"), or a block of settings one to a line ("pp=2", "tp=2", "zero_stage=0").
+_SETTING = r"(?<![\w.])[A-Za-z_]\w{1,40}\s?=\s?(?:True|False|None|true|false|-?\d[\w.]*)\b"
+_PLUGIN = (r"(?:\b\w+Plugin\b|\b(?:hybrid[ _]parallel|gemini|low[ _]?level[ _]?zero|torch[ _]?ddp|"
+           r"torch[ _]?fsdp|moe[ _]hybrid[ _]parallel) plugin\b)")
+_PLUGIN_ARGUMENT = re.compile(rf"{_PLUGIN}[^\n]{{0,160}}?{_SETTING}|{_SETTING}[^\n]{{0,160}}?{_PLUGIN}",
+                              re.I)
+_SETTING_LINE = re.compile(rf"^\s*{_SETTING}\s*,?\s*$", re.M)
+
+
 def _config_shown(text: str) -> bool:
-    """The configuration is in the report: a DeepSpeed JSON, plugin arguments, Megatron flags,
-    a code block introduced as the config, or one of three or more YAML "key: value" lines."""
-    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text)) or any(
-        len(_YAML_LINE.findall(block)) >= 3 for block in _FENCE.findall(text))
+    """The configuration is in the report: a DeepSpeed JSON, plugin arguments (in code or in
+    prose: "LowLevelZeroPlugin ... `cpu_offload=True`"), Megatron flags, a code block introduced
+    as the config, or a block of three or more YAML "key: value" or "key=value" settings."""
+    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text)
+                or _PLUGIN_ARGUMENT.search(text)) or any(
+        len(_YAML_LINE.findall(block)) >= 3 or len(_SETTING_LINE.findall(block)) >= 3
+        for block in _FENCE.findall(text))
 
 
 def _versions_elsewhere(text: str) -> bool:
     """Versions given in a form the environment reader leaves alone: an NGC container tag, which
     fixes every version in it, the output of collect_env or of ``__version__``, a build "from the
-    master branch", or a filled-in "Versions" section."""
+    master branch", a filled-in "Versions" section, or a version written in prose, backticks or a
+    path (``_VERSION_MENTION``)."""
     return bool(_CONTAINER.search(text) or _COLLECT_ENV.search(text)
-                or _VERSION_SECTION.search(text))
+                or _VERSION_SECTION.search(text) or _VERSION_MENTION.search(text))
+
+
+def _before_torchrun(text: str, env: Environment) -> bool:
+    """The report runs a PyTorch release older than 1.10, which has no torchrun."""
+    found = [m.groups() for m in _TORCH_RELEASE.finditer(text)]
+    if env.torch:
+        found += re.findall(r"^(\d+)\.(\d+)", env.torch)
+    return any(int(major) == 0 or (int(major) == 1 and int(minor) < 10) for major, minor in found)
+
+
+def _framework_and_torch_given(text: str, env: Environment, framework: str | None) -> bool:
+    """Both the framework's version and torch's are in the report, in any form."""
+    own = _FRAMEWORK_MENTION.get(framework or "")
+    return bool((env.framework_version or (own and own.search(text)))
+                and (env.torch or _TORCH_MENTION.search(text)))

@@ -152,7 +152,13 @@ _DIVERGENCE = _rx(
     r"loss (?:is|was|becomes|stays) (?:much )?(?:higher|worse|different|wrong|abnormal|nan|inf|"
     r"zero|0|constant|flat)|accuracy (?:drop|gap|degrad)\w*|"
     r"(?:lower|worse|random[\w-]*|bad|poor|low) (?:accuracy|acc|f1|results|quality)\b|"
-    r"grad(?:ient)?[ _]norm (?:is )?(?:nan|inf)")
+    r"grad(?:ient)?[ _]norm (?:is )?(?:nan|inf)|"
+    # a loss that does not move or converges slowly ("the loss stays at 11.93 and grad_norm at
+    # 0"): a training outcome, not a speed ("it did speed training up" was read as slowness)
+    r"\bloss (?:is )?stuck\b|\bloss (?:stays|remains) (?:constant|flat|the same|unchanged)\b|"
+    r"\bloss (?:does ?n[o']t|did ?n[o']t|never) (?:decrease|go down|drop|change)\b|"
+    r"\bslow(?:er)? convergence|\bconverges? (?:much |very )?slow\w*|"
+    r"grad(?:ient)?[ _]norm (?:stays|remains|is) (?:at )?0\b")
 _PERF = _rx(r"\bslow\w*|throughput|\bspeed|\btflops?\b|\bmfu\b|tokens?/s|samples?/s|\bit/s|"
             r"latency|faster|utili[sz]ation|performance")
 _MEMORY = _rx(r"out of memory|\bOOMs?\b|OutOfMemory|memory (?:usage|use|leak|consumption|footprint|"
@@ -174,7 +180,7 @@ _STACKS = _rx(r"py-?spy|faulthandler|\bgdb\b|\bpstack\b|Thread 0x|most recent ca
               r"Current thread|dump_traceback|stack ?(?:traces?|dumps?) (?:of|from|for) "
               r"(?:all|each|every)|Thread \d+ \(\w+\)")
 _NCCL_DEBUG = _rx(r"NCCL_DEBUG|NCCL INFO|\bNCCL WARN\b|NCCL debug")
-_SAME_STEP = _rx(r"same (?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
+_SAME_STEP = _rx(r"same (?:\w+ )?(?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
                  r"(?:step|iteration|iter|epoch)s? \d|\d+[kKmM]? (?:steps|iterations|iters|epochs)|"
                  r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random")
 _BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\bwithout (?:deepspeed|zero|fsdp|"
@@ -189,6 +195,7 @@ _BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\bwithout (?:dee
                 r"plain |only )?(?:data parallel\w*|ddp|fp32)\b|\b(?:previous|old|earlier) "
                 r"(?:version|release|commit)")
 _LOSS_CURVE = _rx(r"loss curve|loss plot|curves?\b|wandb|tensorboard|!\[|<img|\.png|screenshot|"
+                  r"\bloss (?:stays|stuck|remains|is stuck|keeps?)\b[^.\n]{0,15}\b(?:at|around) [-+]?\d|"
                   r"\bplot|\bgraph|loss[:=]?\s*[-+]?\d|lm loss|\|\s*loss|loss (?:values?|"
                   r"trajector\w*|history|logs?)\b|^\s*\|\s*\d+\s*\|\s*[-+]?\d")
 _MEMORY_NUMBERS = _rx(r"Tried to allocate|total capacity|\bGi?B (?:free|reserved|allocated|used)|"
@@ -216,9 +223,12 @@ _CPU_OOM = _rx(r"\b(?:cpu|host|system|RAM)\b[^.\n]{0,25}(?:\bOOM\b|out of memory
 _GPU_MEMORY = _rx(r"cuda out of memory|CUDA OOM|OutOfMemoryError|\b(?:gpu|cuda|device)\b[^.\n]{0,15}"
                   r"memory|vram|Tried to allocate")
 _HOST_LOG = _rx(r"dmesg|oom-kill|Out of memory: Kill|Killed process|memory cgroup")
-_PERF_NUMBERS = _rx(r"\d[\d.,]*\s*(?:tflops?|tokens?/s|tok/s|samples?/s|it/s|s/it|ms\b|seconds?|"
+_PERF_NUMBERS = _rx(r"\d[\d.,]*\s*(?:k\s*)?(?:wps\b|tgs\b|words?/s|tokens?/sec|tokens? per (?:second|sec|gpu)|"
+                    r"tflops?|tokens?/s|tok/s|samples?/s|it/s|s/it|ms\b|seconds?|"
                     r"secs?\b|sec/|s/step|s per|mins?\b|minutes|hours?|x (?:slower|faster)|%)|"
-                    r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d")
+                    r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d|"
+                    # a timer log: "time (ms) | optimizer_step: 1321.71"
+                    r"\((?:ms|s|sec|secs|seconds)\)[^\n]{0,80}?\d")
 _PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json")
 # A compiler's own lines ("error:" in lower case: pip's "ERROR: Command errored out" is the
 # summary that hides them).
@@ -236,10 +246,20 @@ _PARALLEL_SIZES = _rx(r"(?:\btp|\bpp|\bdp|tensor[_ -](?:model[_ -])?parallel(?:[
 _OUTPUT_BASELINE = _rx(r"without (?:deepspeed|kernel|injection|tp|tensor parallel\w*|megatron|"
                        r"colossal\w*)|\bvs\.?\s|compar\w*|replace_with_kernel_inject\s*=\s*False|"
                        r"baseline|expected output|(?:hf|transformers|huggingface|single[- ]gpu|"
-                       r"one gpu)[^.\n]{0,30}(?:gives|outputs?|produces|works|is (?:fine|correct))")
+                       r"one gpu)[^.\n]{0,30}(?:gives|outputs?|produces|works|is (?:fine|correct))|"
+                       # "GPT-J output on 1x 3090:", "Running on 1 GPU gives the correct output"
+                       r"\boutputs? (?:on|with) (?:1|one|a single)\s?x?\s?\w+|"
+                       r"\b(?:on|with) (?:1|one|a single)\s?x?\s?(?:gpu|card|device|rtx\s?\d{4}|\d{4})\b"
+                       r"[^.\n]{0,30}(?:gives|outputs?|produces|works|is (?:fine|correct)|correct)")
 # The CUDA error message itself suggests the setting; only the reporter's own use of it counts.
 _LAUNCH_BLOCKING_HINT = _rx(r"consider passing CUDA_LAUNCH_BLOCKING=1\.?")
 _LAUNCH_BLOCKING = _rx(r"CUDA_LAUNCH_BLOCKING")
+# The rendezvous failed before NCCL started (torchrun's TCP store timed out or refused): no NCCL
+# log exists to ask for, unless NCCL itself reported an error.
+_RENDEZVOUS = _rx(r"Rendezvous(?:Connection|Timeout|Closed)?Error|\bC10d store\b|\bTCPStore\b|"
+                  r"client socket has timed out")
+_NCCL_FAILED = _rx(r"NCCL error|nccl\w*Error|unhandled (?:system|cuda) error|NCCL WARN|ProcessGroupNCCL|"
+                   r"watchdog")
 
 
 def requests(text: str, env: Environment, framework: str | None, stage: str | None = None,
@@ -260,7 +280,8 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
     hang = bool(_HANG.search(text))
     if hang and not _STACKS.search(text):
         add("stacks")
-    if (hang or _NCCL.search(text)) and not _NCCL_DEBUG.search(text):
+    rendezvous_only = bool(_RENDEZVOUS.search(text)) and not (hang or _NCCL_FAILED.search(text))
+    if (hang or _NCCL.search(text)) and not _NCCL_DEBUG.search(text) and not rendezvous_only:
         add("nccl_debug", _nccl_debug(hang and not _SAME_STEP.search(text)))
     if _DIVERGENCE.search(text):
         baseline = _baseline_run(framework, not _BASELINE.search(text),
@@ -289,6 +310,11 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
     if _OUTPUT.search(text) and not _OUTPUT_BASELINE.search(text):
         add("baseline_output")
     return found
+
+
+def hangs(text: str) -> bool:
+    """The text speaks of a hang or stall ("hangs", "stuck", "deadlock")."""
+    return bool(_HANG.search(text))
 
 
 def describe(key: str, framework: str | None) -> str:

@@ -157,7 +157,8 @@ def predict(
         missing_info=missing.missing_info(analysed.full, analysed.env,
                                           None if stage.abstained else stage.id, distributed,
                                           framework=framework_of(issue.repo),
-                                          cites_source=missing.cites_source(issue.body)),
+                                          cites_source=missing.cites_source(issue.body),
+                                          pinned_source=missing.pins_source(issue.body)),
         diagnoses=found, environment=analysed.env, source="offline",
     )
 
