@@ -14,7 +14,13 @@ from triagebot.engine import relevance
 from triagebot.engine.classify import Choice, decide, mix
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IndexError_
-from triagebot.engine.triage import Engine, _prediction, fit_classifier, similar_issues
+from triagebot.engine.triage import (
+    READS_AS_NO_BUG_WITHHELD,
+    Engine,
+    _prediction,
+    fit_classifier,
+    similar_issues,
+)
 
 GATE = 0.4  # the confidence every dimension needs under the fixture's calibration
 
@@ -68,7 +74,30 @@ def test_abstains_exactly_below_thresholds(triages) -> None:  # type: ignore[no-
             if dim == "is_bug" and pred.id == "yes":
                 assert pred.abstained  # only "not a bug" is ever asserted
                 continue
+            if result.is_bug.id == "no" and dim in READS_AS_NO_BUG_WITHHELD:
+                assert pred.abstained  # symptoms and root causes describe failures
+                continue
             assert pred.abstained == (pred.confidence < GATE), (dim, pred)
+
+
+def test_a_report_read_as_a_question_states_no_symptom_or_root_cause(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Symptoms and root causes describe failures: on a report whose first choice is "not a bug"
+    they are withheld however confident, while the stage may still be stated."""
+    from triagebot.engine import triage as triage_module
+
+    issue = records()[0]
+    before = engine.triage(issue)
+    assert not before.symptom.abstained  # the fixture states it while the report reads as a bug
+
+    def read_as_question(dists):  # type: ignore[no-untyped-def]
+        chosen = decide(dists)
+        return {**chosen, "is_bug": Choice(id="no", confidence=0.9, alternatives=[])}
+
+    monkeypatch.setattr(triage_module, "decide", read_as_question)
+    after = engine.triage(issue)
+    assert after.symptom.abstained and after.root_cause.abstained
+    assert after.stage.abstained == before.stage.abstained
 
 
 def test_symptom_confidence_never_exceeds_stage_confidence(triages) -> None:  # type: ignore[no-untyped-def]
@@ -118,9 +147,24 @@ def test_a_resolved_issue_is_offered_as_a_fix_only_above_the_fix_link_threshold(
     hits = _hits(index, [((DS_REPO, 110), 0.6), ((DS_REPO, 104), 0.55)])
     assert index.items[index.row_of((DS_REPO, 110))].resolved
     assert not index.items[index.row_of((DS_REPO, 104))].resolved
-    assert [s.number for s in _links(index, hits, threshold=0.5, fix_threshold=0.5)] == [110, 104]
-    # the same link score is enough to show a related thread, not to offer its fix
-    assert [s.number for s in _links(index, hits, threshold=0.5, fix_threshold=0.7)] == [104]
+    offered = _links(index, hits, threshold=0.5, fix_threshold=0.5)
+    assert [(s.number, s.resolved) for s in offered] == [(110, True), (104, False)]
+    # the same link score is enough to show a related thread, not to offer its fix: the resolved
+    # issue stays linked as a thread, without its fix
+    held_back = _links(index, hits, threshold=0.5, fix_threshold=0.7)
+    assert [(s.number, s.resolved) for s in held_back] == [(110, False), (104, False)]
+
+
+def test_only_threads_of_the_reporters_own_tracker_are_shown_to_the_reporter() -> None:
+    """Above the reporter's bar, a thread of the same repository is shown to the reporter; one of
+    another framework, however alike its error, stays with the maintainers."""
+    index = hashing_index()
+    hits = _hits(index, [((DS_REPO, 104), 0.8), (("hpcaitech/ColossalAI", 204), 0.8)])
+    import numpy as np
+
+    links = similar_issues(index, hits, DS_REPO, {}, np.zeros(index.n_features, np.float32),
+                           index.calibration, 0.5, fix_threshold=0.5, reporter_threshold=0.6)
+    assert {s.number: s.for_reporter for s in links} == {104: True, 204: False}
 
 
 def test_a_near_duplicate_vouches_for_its_fix_above_any_fix_link_threshold() -> None:
@@ -357,3 +401,4 @@ def test_a_cuda_mismatch_while_building_is_stated_as_a_build_failure(engine: Eng
     for dim in ("symptom", "root_cause"):
         pred = result.prediction(dim)
         assert pred.abstained or taxonomy.stage_of(dim, pred.id) == "S1"
+
