@@ -238,3 +238,24 @@ def test_candidate_rows_carry_the_joint_belief_the_top_symptom_and_the_neighbour
     assert rows[:, col["top_symptom"]].tolist() == [1.0, 1.0, 0.0]
     assert rows[:, col["neighbours_sharing_symptom"]].tolist() == pytest.approx(
         [2 / relevance.VOTERS, 2 / relevance.VOTERS, 1 / relevance.VOTERS])
+
+
+def test_reports_read_as_questions_are_left_out_of_the_symptom_record() -> None:
+    """A symptom or root cause is never stated on a report read as "not a bug", so those reports
+    do not lower (or raise) the threshold it is stated at elsewhere; the stage keeps them."""
+    from triagebot.domain.models import IndexedIssue, Labels
+
+    def item(number: int) -> IndexedIssue:
+        return IndexedIssue(repo="o/r", number=number, title=f"issue {number}",
+                            labels=Labels(stage="S4", symptom="4.2", root_cause="R4.1"))
+
+    def dists(bug: str) -> dict[str, dict[str, float]]:
+        return {"stage": {"S4": 0.9}, "symptom": {"4.2": 0.8}, "root_cause": {"R4.1": 0.7},
+                "is_bug": {bug: 0.9}}
+
+    items = [item(1), item(2)]
+    record = crossfit.OutOfFold(fold_of=[0, 1], dists=[dists("no"), dists("yes")],
+                                candidates=[[], []], candidate_rows=[np.zeros((0, 1))] * 2)
+    outcomes = record.outcomes(items, [0, 1])
+    assert len(outcomes["stage"].confidence) == 2
+    assert len(outcomes["symptom"].confidence) == 1 and len(outcomes["root_cause"].confidence) == 1

@@ -25,7 +25,15 @@ import numpy as np
 from triagebot.domain.models import IndexedIssue
 from triagebot.engine import confidence, relevance
 from triagebot.engine.calibration import Calibration, Outcomes
-from triagebot.engine.classify import Choice, Classifier, Distribution, decide, fit_words, label_value
+from triagebot.engine.classify import (
+    READS_AS_NO_BUG_WITHHELD,
+    Choice,
+    Classifier,
+    Distribution,
+    decide,
+    fit_words,
+    label_value,
+)
 from triagebot.engine.index import IssueIndex
 
 FOLDS = 5
@@ -101,7 +109,11 @@ class OutOfFold:
         """(confidence, right?) per dimension over ``positions``, as the service would decide."""
         pairs: dict[str, list[tuple[float, bool]]] = {}
         for pos in positions:
-            for dim, choice in self.choices(items, pos, model).items():
+            chosen = self.choices(items, pos, model)
+            question = "is_bug" in chosen and chosen["is_bug"].id == "no"
+            for dim, choice in chosen.items():
+                if question and dim in READS_AS_NO_BUG_WITHHELD:
+                    continue  # never stated there (``triage.predict``): not in their record
                 truth = label_value(items[pos], dim)
                 if dim == "is_bug":
                     if choice.id == "no":  # the comment only ever asserts "not a bug"

@@ -18,7 +18,7 @@ from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 from triagebot.engine import confidence, relevance
 from triagebot.engine.analysis import Analysed, analyse
 from triagebot.engine.calibration import Calibration
-from triagebot.engine.classify import BINARY, Choice, Classifier, decide
+from triagebot.engine.classify import BINARY, READS_AS_NO_BUG_WITHHELD, Choice, Classifier, decide
 from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
 
@@ -244,12 +244,6 @@ def _name(dimension: str, label_id: str) -> str:
         return BINARY_NAMES[dimension].get(label_id, label_id)
     return taxonomy.name(dimension, label_id)
 
-
-# The taxonomy's symptoms and root causes describe failures: on a report the classifier reads as
-# a question or feature request they are guesses. On 5-fold CV of the shared data, symptoms stated
-# there were right 41 of 52 times (0.79; 0.92 on the rest), root causes 0 of 2. Stage, fix
-# pattern and the distributed flag hold up there (0.91, 0.73, 0.93) and stay.
-READS_AS_NO_BUG_WITHHELD = ("symptom", "root_cause")
 
 # A neighbour whose text is nearly the same report is linked whatever its relevance score: the
 # score is trained on pairs of distinct reports, which are almost never this close, and a
