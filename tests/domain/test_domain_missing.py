@@ -561,3 +561,32 @@ def test_a_root_cause_analysis_section_is_the_reporters_own_diagnosis() -> None:
     text = ("Fine-tuning deadlocks with EP=4\nEvery rank deadlocks after 92-852 steps.\n"
             "## Root Cause Analysis\nI patched progressively over 4 runs to locate where it blocks.")
     assert _keys(text, "S4", True, framework="megatron") == []
+
+
+def test_a_regression_the_reporter_bisected_gets_no_checklist() -> None:
+    text = ("DeepSpeedCPUAdam got much slower after upgrading from 0.5.3 to 0.5.8\nMy guess is that "
+            "the regression comes from commit 8abdaee.")
+    assert _keys(text, "S4", True, framework="deepspeed") == []
+
+
+def test_a_rocm_build_is_not_asked_for_cuda_versions() -> None:
+    text = "Installing on an AMD ROCm system fails while building the ops."
+    assert "cuda" not in _keys(text, "S1", False, framework="deepspeed")
+
+
+def test_when_deepspeed_itself_fails_to_import_ds_report_is_not_asked() -> None:
+    text = ("DeepSpeed from pypi breaks with the newest numpy\n`import deepspeed` fails in an env "
+            "with numpy>=2.0.0: cannot import name 'BUFSIZE' from 'numpy'")
+    assert "ds_report" not in _keys(text, "S1", False, framework="deepspeed")
+
+
+def test_the_out_of_memory_message_is_the_whole_error() -> None:
+    text = ("CUDA out of memory error\nRunning the example script:\n```\nCUDA out of memory. Tried to "
+            "allocate 25.10 GiB (GPU 0; 23.99 GiB total capacity)\n```")
+    assert "traceback" not in _keys(text, "S4", True, framework="colossalai")
+
+
+def test_a_memory_leak_is_not_asked_for_the_hardware() -> None:
+    text = "Memory leak with ZeRO-3 in RLHF: after 600+ steps memory usage shoots up on the nodes."
+    assert "hardware" not in _keys(text, "S4", True, framework="deepspeed")
+    assert "hardware" in _keys("ZeRO-3 runs out of memory on the nodes.", "S4", True, framework="deepspeed")

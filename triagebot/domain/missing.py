@@ -114,7 +114,9 @@ _TRACE = re.compile(
     # a shell's own error line is the whole error: there is no traceback to paste
     r"\w: command not found\b|\bcommand not found\b|"
     # an import error's message names what is missing; its traceback adds nothing
-    r"\bcannot import name\b|\bNo module named\b|\bundefined symbol\b",
+    r"\bcannot import name\b|\bNo module named\b|\bundefined symbol\b|"
+    # the out-of-memory message is the whole error ("CUDA out of memory. Tried to allocate 25.10 GiB")
+    r"\bout of memory\. Tried to allocate\b",
     re.M,
 )
 _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
@@ -194,7 +196,9 @@ _BUILD_MENTION = re.compile(
 )
 # A build without CUDA ("-DUSE_CUDA=OFF", a CPU-only wheel): the CUDA versions play no part.
 _NO_CUDA = re.compile(r"USE_CUDA=(?:OFF|0|FALSE)\b|\bcpu[- ]?only (?:build|wheel|torch|pytorch)\b|"
-                      r"\bcpuonly\b|\+cpu\b", re.I)
+                      r"\bcpuonly\b|\+cpu\b|"
+                      # ...or an AMD GPU: ROCm's PyTorch has no CUDA toolkit to ask about
+                      r"\bROCm\b", re.I)
 # The machines named in other words than a GPU model: a network ("over InfiniBand", "RoCE"), a
 # cloud instance ("g4dn.12xlarge", "NC24s_v2", "DGX"), or a consumer card by number ("2x 3090").
 _HARDWARE_ELSEWHERE = re.compile(
@@ -287,6 +291,11 @@ _TOOL_FAILED = re.compile(r"\bcolossalai check\b[^.\n]{0,40}\b(?:errors?|fails?|
                           r"\b(?:errors?|fails?|failed)\b[^.\n]{0,30}\bcolossalai check\b", re.I)
 
 
+# DeepSpeed itself fails to import ("`import deepspeed` fails in a python env that has
+# numpy>=2.0.0"): ds_report imports it too, so it cannot run.
+_IMPORT_FAILED = re.compile(r"\bimport(?:ing)? deepspeed`?\s+(?:fails|failed|raises|breaks|errors?)\b", re.I)
+
+
 # The report is about building the package (a wheel, an extension, the compiler's own error):
 # a training configuration plays no part (a DeepSpeed config JSON asked of a Windows wheel build
 # was read as not having read the report).
@@ -343,7 +352,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         and bool(_BUILD_MENTION.search(text) or installing),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
         and (stage == "S1" or not (pinned_source or _framework_and_torch_given(text, env, framework)))
-        and not _INSTALL_FAILED.search(text),
+        and not _INSTALL_FAILED.search(text) and not _IMPORT_FAILED.search(text),
         # a report pointing at the lines of source that go wrong has explained the error: on the
         # shared data's backtest 5 of 5 traceback requests such reports got were read as needless
         "traceback": lambda: _error_without_trace(text) and not cites_source,
@@ -352,9 +361,11 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         # the GPU model is what the answer turns on; a report that names it and not the count
         # was read as already giving the hardware
         # (not for a code-level bug pointing at source lines, nor for a divergence: a loss or a
-        # gradient norm that goes wrong turns on the numerics, not on the machines)
+        # gradient norm that goes wrong turns on the numerics, not on the machines; nor for a
+        # memory leak, which grows over steps whatever the GPU)
         "hardware": lambda: env.gpu_model is None and not _HARDWARE_ELSEWHERE.search(text)
-        and not cites_source and not symptom_requests.diverges(text),
+        and not cites_source and not symptom_requests.diverges(text)
+        and not symptom_requests.leaks(text),
         "config": lambda: bool(_CONFIG_MENTION.search(text)) and not _config_shown(text)
         and not _BUILDING.search(text) and not cites_source,
         "repro": lambda: not _REPRO.search(text) and not cites_source,
@@ -566,6 +577,8 @@ _DIAGNOSED = re.compile(
     r"\bthe (?:root )?cause (?:is|was|seems to be) (?:that|the|a|in)\b|"
     r"\bI (?:believe|think) I (?:see|know|found|understand) what'?s going on\b|"
     r"\bas a workaround,? I\b|\bworkaround for now\b|"
+    # a regression bisected to a commit ("my guess is that the regression comes from commit 8abdaee")
+    r"\bbisect(?:ed|ing)\b|\b(?:regression|slowdown|problem|bug) (?:comes|came) from (?:commit|PR)\b|"
     r"\bposting this in case\b|\bin case (?:it'?s|it is|this is) useful\b|"
     # a section of its own: "## Root Cause Analysis" (the blocking site located over four runs)
     r"^#{1,4}\s*root[- ]cause(?: analysis)?\s*$", re.I | re.M)

@@ -190,7 +190,8 @@ _NCCL_DEBUG = _rx(r"NCCL_DEBUG|NCCL INFO|\bNCCL WARN\b|NCCL debug")
 _SAME_STEP = _rx(r"same (?:\w+ )?(?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
                  r"(?:step|iteration|iter|epoch)s? \d|\d+[kKmM]? (?:steps|iterations|iters|epochs)|"
                  r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random")
-_BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\bwithout (?:deepspeed|zero|fsdp|"
+_BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\b(?:worse|better) than when\b|"
+                r"\bwithout (?:deepspeed|zero|fsdp|"
                 r"offload|fp16|bf16|mixed precision|amp|the plugin|megatron|colossal\w*|"
                 r"tensor parallel\w*|pipeline parallel\w*|sequence parallel\w*|context parallel\w*)|"
                 r"\bwith (?:plain |torch |pytorch )?ddp\b|\bworks? (?:fine |well |correctly |"
@@ -336,6 +337,16 @@ def _import_source_versioned(text: str) -> bool:
                      text, re.I):
             return True
     return False
+
+
+_LEAK = _rx(r"memory leak|\bleak\w*\b[^.\n]{0,30}\bmemory\b|\bkeeps? (?:climbing|growing|increasing|rising)|"
+            r"\b(?:grows?|goes up|increases?) (?:every|each|after every|with every) (?:step|iteration|epoch)|"
+            r"\bshoots? up\b")
+
+
+def leaks(text: str) -> bool:
+    """The text speaks of memory that grows over steps (a leak), not of a fixed need."""
+    return bool(_LEAK.search(text))
 
 
 def diverges(text: str) -> bool:
