@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import support.domain as s
+from support.comment import make_triage
 from triagebot.domain import missing
 from triagebot.domain.environment import extract
 
@@ -433,3 +434,159 @@ def test_a_report_that_says_it_is_not_a_bug_gets_no_checklist() -> None:
 
 def test_a_named_example_is_a_repro() -> None:
     assert "repro" not in _keys("mnist_advanced example freezes after printing epoch 1/24", "S4", False)
+
+
+def test_a_title_tagged_as_a_question_or_ending_in_a_question_mark_gets_no_checklist() -> None:
+    for text in ("[QUESTION] CUDA graph support when world size > 1\nWith enable_cuda_graph set the "
+                 "program stops because of a check on world size. Why can't it be used?",
+                 "[BUG]: Questions about sequence parallel\nIs sequence parallelism applied in the main "
+                 "code at all?",
+                 "[BUG]: llama60b training reported at 58G max memory usage?\nThe README says max memory "
+                 "usage: 58500.20 MB. There's no way the memory consumption can be that low."):
+        assert _keys(text, "S4", True, framework="colossalai") == [], text
+    # with an error it is a bug report, whatever the tag
+    assert _keys("[QUESTION] Error when training with EP=4\nRuntimeError: shape mismatch", "S4", True)
+    assert _keys('[BUG] How to fix "Invalidate trace cache"?\nI get this and cannot go on.', "S4", True)
+
+
+def test_a_body_that_asks_whether_or_how_something_can_be_done_gets_no_checklist() -> None:
+    for text in ("Running inference on multiple GPUs\nI only want to run inference across several "
+                 "GPUs. Is that possible? If it can be done, how do I set it up?",
+                 "Compatibility between Huggingface and Megatron-LM\nQuestion about compatibility "
+                 "between Huggingface and Megatron-LM models.",
+                 "Pipeline parallel example\nI'd like to see how a custom schedule can be specified."):
+        assert _keys(text, "S4", True, framework="megatron") == [], text
+
+
+def test_a_feature_request_behind_a_component_tag_or_a_test_issue_gets_no_checklist() -> None:
+    for title in ("[FSDP][BE] Support for `MixedPrecision(param_dtype=torch.float32, ...)`",
+                  "[FSDP] `use_orig_params=True`: support non-uniform `requires_grad` at init",
+                  "Test", "Look into OOM from sharded gradscaler on CPU workloads"):
+        assert missing.not_a_bug_text(title + "\nJust a test, it fails with an error."), title
+        assert missing.probably_not_a_bug(make_triage(title=title)), title  # no advice either
+    assert not missing.not_a_bug_text("[FSDP] Training fails: RuntimeError: support tensor missing")
+
+
+def test_a_report_whose_author_found_the_cause_or_a_fix_gets_no_checklist() -> None:
+    for text in ("Fused kernel compilation can hang\nThe program hangs at 'using torch.float16'. It "
+                 "turned out to be stuck compiling fused_kernels, and deleting the build dir seems to "
+                 "get rid of the problem. Posting this in case it's useful to someone.",
+                 "Inference tutorial is out of date\nRunning it fails with an error. Adding "
+                 "replace_with_kernel_inject=True makes the error disappear.",
+                 "ZeRO3 checkpoint loses frozen weights\nThe cause is that some of the weights are "
+                 "frozen and the checkpoint only stores optimizer states."):
+        assert _keys(text, "S4", True, framework="deepspeed") == [], text
+
+
+def test_a_report_pointing_at_source_lines_is_not_asked_for_a_traceback_or_the_hardware() -> None:
+    text = ("Loss scaling is wrong with context parallel\nApplying the positional embeddings fails "
+            "with a shape mismatch in multi_latent_attention.py on the nodes.")
+    plain = _keys(text, "S4", True, framework="megatron")
+    assert "traceback" in plain and "hardware" in plain
+    cited = [i.key for i in missing.missing_info(text, extract(text), "S4", True, framework="megatron",
+                                                 cites_source=True)]
+    assert "traceback" not in cited and "hardware" not in cited
+
+
+def test_a_failed_install_said_in_prose_is_not_asked_for_the_frameworks_report_tool() -> None:
+    for text in ("Installing on an AMD ROCm system fails while building CUDA dependencies",
+                 "Unable to install deepspeed on Windows", "Error when installing DeepSpeed with pip"):
+        assert "ds_report" not in _keys(text, "S1", False, framework="deepspeed"), text
+    installed = "After installing deepspeed 0.9.0, training fails with an error."
+    assert "ds_report" in _keys(installed, "S4", False, framework="deepspeed")
+
+
+def test_cuda_versions_are_asked_for_a_build_not_for_an_install_step() -> None:
+    inference = ("GPT-J: RuntimeError while initializing the InferenceEngine\n1. Install the packages: "
+                 "pip install deepspeed==0.6.4\nRuntimeError: view size is not compatible")
+    assert "cuda" not in _keys(inference, "S5", False, framework="deepspeed")
+    question = "What is coati, and how do I install it?\nModuleNotFoundError: No module named 'coati'"
+    assert "cuda" not in _keys(question, "S1", False, framework="colossalai")
+    assert "cuda" in _keys("The fused_adam extension fails to compile with an error", "S1", False)
+
+
+def test_a_deepspeed_commit_gives_the_frameworks_version() -> None:
+    text = ("ZeRO-3 rollout deadlocks at the next all-gather\nReproduced on 8 x NVIDIA H200, CUDA 12.6, "
+            "PyTorch 2.7.0, DeepSpeed `cf443004`.")
+    assert "ds_report" not in _keys(text, "S4", True, framework="deepspeed")
+
+
+def test_settings_on_the_command_line_or_the_examples_own_config_are_the_config() -> None:
+    for text in ("DISK-OFFLOAD runs out of CUDA memory\n```\ndeepspeed run_model.py --model "
+                 "facebook/opt-6.7b --batch-size 4 --disk-offload\n```",
+                 "Training fails with an error\n```\npython train.py --zero_stage 2 --deepspeed\n```",
+                 "ZeRO-3 rollout deadlocks\n1. Use the DeepSpeedExamples OPSD Hybrid Engine "
+                 "configuration with ZeRO stage 3."):
+        assert "config" not in _keys(text, "S4", True, framework="deepspeed"), text
+    assert "config" in _keys("Training with ZeRO stage 3 fails with an error.", "S4", True,
+                             framework="deepspeed")
+
+
+def test_plugin_settings_written_in_chinese_prose_are_the_config() -> None:
+    text = "stable diffusion 训练效率的问题\n显存用到了21g。插件用的是gemini plugin，策略为auto。训练报错。"
+    assert "config" not in _keys(text, "S4", True, framework="colossalai")
+
+
+def test_rendezvous_settings_or_a_launch_script_below_are_the_launch_command() -> None:
+    for shown in ('```\ninit_method="tcp://10.30.112.212:10087"\nrank=0\nworld_size=2\n```',
+                  "```\nNUM_NODES=$n NODE_RANK=$rank MASTER_ADDR=$master nemo llm pretrain --yes\n```",
+                  "2. Submit it with the Slurm batch script below."):
+        text = "Multi-node training fails with an NCCL error.\n" + shown
+        assert "launcher_command" not in _keys(text, "S2", True), shown
+
+
+def test_a_log_the_reporter_says_is_attached_is_not_asked_for_again() -> None:
+    text = "Multi-node training fails with NCCL errors between the nodes (full log attached)."
+    assert "traceback" not in _keys(text, "S2", True)
+    assert "traceback" in _keys("Multi-node training fails with NCCL errors between the nodes.", "S2", True)
+
+
+def test_a_failing_colossalai_check_is_not_asked_for_its_own_output() -> None:
+    text = "Error from colossalai check\nRunning the colossalai check gives me an error."
+    items = missing.missing_info(text, extract(text), "S1", False, framework="colossalai")
+    versions = next(i.description for i in items if i.key == "versions")
+    assert "colossalai check" not in versions
+    assert "repro" not in [i.key for i in items]  # the command is the step
+
+
+def test_a_question_asked_in_chinese_gets_no_checklist_unless_it_reports_an_error() -> None:
+    asking = ("stable diffusion 训练效率的问题\n我测的是512分辨率，batchsize 16时显存用到了21g。"
+              "请问你们的训练效率测试结果是怎么测出来的？")
+    assert _keys(asking, "S4", True, framework="colossalai") == []
+    failing = asking + "\n训练时报错。"
+    assert _keys(failing, "S4", True, framework="colossalai")
+
+
+def test_a_root_cause_analysis_section_is_the_reporters_own_diagnosis() -> None:
+    text = ("Fine-tuning deadlocks with EP=4\nEvery rank deadlocks after 92-852 steps.\n"
+            "## Root Cause Analysis\nI patched progressively over 4 runs to locate where it blocks.")
+    assert _keys(text, "S4", True, framework="megatron") == []
+
+
+def test_a_regression_the_reporter_bisected_gets_no_checklist() -> None:
+    text = ("DeepSpeedCPUAdam got much slower after upgrading from 0.5.3 to 0.5.8\nMy guess is that "
+            "the regression comes from commit 8abdaee.")
+    assert _keys(text, "S4", True, framework="deepspeed") == []
+
+
+def test_a_rocm_build_is_not_asked_for_cuda_versions() -> None:
+    text = "Installing on an AMD ROCm system fails while building the ops."
+    assert "cuda" not in _keys(text, "S1", False, framework="deepspeed")
+
+
+def test_when_deepspeed_itself_fails_to_import_ds_report_is_not_asked() -> None:
+    text = ("DeepSpeed from pypi breaks with the newest numpy\n`import deepspeed` fails in an env "
+            "with numpy>=2.0.0: cannot import name 'BUFSIZE' from 'numpy'")
+    assert "ds_report" not in _keys(text, "S1", False, framework="deepspeed")
+
+
+def test_the_out_of_memory_message_is_the_whole_error() -> None:
+    text = ("CUDA out of memory error\nRunning the example script:\n```\nCUDA out of memory. Tried to "
+            "allocate 25.10 GiB (GPU 0; 23.99 GiB total capacity)\n```")
+    assert "traceback" not in _keys(text, "S4", True, framework="colossalai")
+
+
+def test_a_memory_leak_is_not_asked_for_the_hardware() -> None:
+    text = "Memory leak with ZeRO-3 in RLHF: after 600+ steps memory usage shoots up on the nodes."
+    assert "hardware" not in _keys(text, "S4", True, framework="deepspeed")
+    assert "hardware" in _keys("ZeRO-3 runs out of memory on the nodes.", "S4", True, framework="deepspeed")

@@ -84,23 +84,35 @@ def test_a_device_side_assert_gets_the_cuda_launch_blocking_request_whatever_is_
     assert "launch_blocking" not in asked(ran, "S4", "4.3")
 
 
-def test_an_oom_report_is_asked_only_the_memory_facts_it_lacks() -> None:
+def recorded(text: str, stage: str, framework: str | None = None) -> dict[str, str]:
+    items = missing.missing_info(text, extract(text), stage, True, framework=framework)
+    return {i.key: i.description for i in items}
+
+
+def test_an_oom_report_records_only_the_memory_facts_it_lacks_and_asks_none() -> None:
+    """The GPU-memory request was wrong in 5 of 5 judged comments (leaks, questions about a
+    documented figure, stock scripts whose arguments fix the batch): recorded, never asked."""
     bare = "Fine-tuning with ZeRO-3 runs out of memory."
-    assert asked(bare, "S4", "4.2", framework="deepspeed") == ["memory"]
-    full = described(bare, "S4", "4.2", framework="deepspeed")
+    full = recorded(bare, "S4", "deepspeed")["memory"]
     assert "per-GPU memory" in full and "model's size" in full and "micro-batch" in full
     assert "ZeRO stage" not in full  # the stage is named
+    assert "memory" not in asked(bare, "S4", "4.2", framework="deepspeed")
     told = ("Llama-2-13B with ZeRO stage 3, micro batch size 4, runs out of memory: torch.cuda."
             "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
-    assert "memory" not in asked(told, "S4", "4.2", framework="deepspeed")
+    assert "memory" not in recorded(told, "S4", "deepspeed")
+
+
+def test_a_memory_leak_is_not_asked_for_the_out_of_memory_line_or_the_batch_size() -> None:
+    leak = ("ZeRO stage 3 memory leak: GPU memory usage starts at ~6G but keeps climbing; after "
+            "~100 steps my 2080ti hits CUDA out of memory.")
+    assert "memory" not in asked(leak, "S4", "4.2", framework="deepspeed")
 
 
 def test_memory_requests_use_the_frameworks_and_the_stages_terms() -> None:
     bare = "Running out of GPU memory."
-    assert "tensor/pipeline parallel sizes and recompute" in described(
-        bare, "S4", "4.2", framework="megatron")
-    assert "placement or offload" in described(bare, "S4", "4.2", framework="colossalai")
-    assert "init_inference" in described(bare, "S5", "5.2", framework="deepspeed")
+    assert "tensor/pipeline parallel sizes and recompute" in recorded(bare, "S4", "megatron")["memory"]
+    assert "placement or offload" in recorded(bare, "S4", "colossalai")["memory"]
+    assert "init_inference" in recorded(bare, "S5", "deepspeed")["memory"]
 
 
 def test_a_host_memory_kill_asks_for_dmesg_not_for_gpu_memory() -> None:
@@ -275,3 +287,26 @@ def test_a_timer_log_is_a_measured_speed() -> None:
 def test_a_hang_at_the_same_named_step_is_not_asked_whether_it_is_the_same_step() -> None:
     text = "ZeRO-2 training hangs and then times out, always after the same fixed step."
     assert "same step" not in described(text, "S4", "4.11", framework="deepspeed")
+
+
+def test_an_import_from_a_package_whose_version_is_given_is_not_asked_for_pip_list() -> None:
+    moved = "ImportError: cannot import name 'ColoInitContext' from 'colossalai.zero'\ncolossalai: 0.2.8"
+    assert "pip_list" not in asked(moved, "S1", "1.2", framework="colossalai", distributed=False)
+    listed = "ModuleNotFoundError: No module named 'megatron.training'\nInstalled packages (excerpt): ..."
+    assert "pip_list" not in asked(listed, "S1", "1.2", framework="megatron", distributed=False)
+    # a compiled extension the install may have skipped: the install is what to look at
+    kernel = "ModuleNotFoundError: No module named 'colossalai._C.fused_optim'\ncolossalai 0.2.8"
+    assert "pip_list" in asked(kernel, "S1", "1.2", framework="colossalai", distributed=False)
+
+
+def test_a_per_phase_timer_log_is_a_profile() -> None:
+    text = ("DeepSpeedCPUAdam got much slower after the upgrade.\n```\n[Rank 0] time (ms) | "
+            "optimizer_allgather: 1.30 | optimizer_gradients: 10.25 | optimizer_step: 1321.71\n```")
+    keys = asked(text, "S4", "4.1", framework="deepspeed")
+    assert "profile" not in keys and "perf_numbers" not in keys
+
+
+def test_a_divergence_is_not_asked_for_the_hardware() -> None:
+    diverging = "With FSDP and bf16 the model trains worse than in fp32; the loss stays basically flat."
+    assert "hardware" not in recorded(diverging, "S4")
+    assert "hardware" in recorded("Training is much slower with FSDP on 2 nodes.", "S4")

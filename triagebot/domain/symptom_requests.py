@@ -40,9 +40,9 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "2.3": ("config", "traceback"),
     "3.1": ("ckpt_parallel", "traceback"),
     "3.2": ("config", "traceback"),
-    "3.4": ("memory", "host_memory"),
+    "3.4": ("host_memory",),
     "4.1": ("baseline_run", "perf_numbers", "profile"),
-    "4.2": ("memory", "host_memory"),
+    "4.2": ("host_memory",),
     "4.3": ("traceback",),
     "4.4": ("baseline_run", "traceback"),
     "4.7": ("nccl_debug", "stacks", "traceback"),
@@ -50,12 +50,17 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "4.10": ("ckpt_parallel", "traceback"),
     "4.11": ("stacks", "nccl_debug"),
     "5.1": ("traceback",),
-    "5.2": ("memory", "host_memory"),
+    "5.2": ("host_memory",),
     "5.3": ("baseline_output",),
     "5.4": ("perf_numbers", "profile"),
     "5.5": ("ckpt_parallel", "traceback"),
     "5.9": ("baseline_output",),
 }
+# The GPU-memory request (``memory``: per-GPU memory, model size, micro-batch, parallel settings) is
+# recorded for the review page and never asked: in the judged samples 5 of 5 were wrong, and of
+# the 21 the baseline backtest asked, most were a leak that grows over steps (the static settings
+# do not explain it), a question about a documented figure, or a stock example script whose
+# arguments already fix the batch and the plugin.
 # Asked whatever is stated: the report quotes the error itself (a device-side assert), so the
 # symptom is the reporter's own words, not a guess.
 TEXT_TRIGGERED = frozenset({"launch_blocking"})
@@ -155,7 +160,9 @@ _DIVERGENCE = _rx(
     r"grad(?:ient)?[ _]norm (?:is )?(?:nan|inf)|"
     # a loss that does not move or converges slowly ("the loss stays at 11.93 and grad_norm at
     # 0"): a training outcome, not a speed ("it did speed training up" was read as slowness)
-    r"\bloss (?:is )?stuck\b|\bloss (?:stays|remains) (?:constant|flat|the same|unchanged)\b|"
+    r"\bloss (?:is )?stuck\b|\bloss (?:stays|remains) (?:\w+ )?(?:constant|flat|the same|unchanged)\b|"
+    # "it trains worse than when it is created like this"
+    r"\b(?:trains|learns|converges|performs) (?:much |far |a lot )?worse\b|"
     r"\bloss (?:does ?n[o']t|did ?n[o']t|never) (?:decrease|go down|drop|change)\b|"
     r"\bslow(?:er)? convergence|\bconverges? (?:much |very )?slow\w*|"
     r"grad(?:ient)?[ _]norm (?:stays|remains|is) (?:at )?0\b")
@@ -183,7 +190,8 @@ _NCCL_DEBUG = _rx(r"NCCL_DEBUG|NCCL INFO|\bNCCL WARN\b|NCCL debug")
 _SAME_STEP = _rx(r"same (?:\w+ )?(?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
                  r"(?:step|iteration|iter|epoch)s? \d|\d+[kKmM]? (?:steps|iterations|iters|epochs)|"
                  r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random")
-_BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\bwithout (?:deepspeed|zero|fsdp|"
+_BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\b(?:worse|better) than when\b|"
+                r"\bwithout (?:deepspeed|zero|fsdp|"
                 r"offload|fp16|bf16|mixed precision|amp|the plugin|megatron|colossal\w*|"
                 r"tensor parallel\w*|pipeline parallel\w*|sequence parallel\w*|context parallel\w*)|"
                 r"\bwith (?:plain |torch |pytorch )?ddp\b|\bworks? (?:fine |well |correctly |"
@@ -229,14 +237,21 @@ _PERF_NUMBERS = _rx(r"\d[\d.,]*\s*(?:k\s*)?(?:wps\b|tgs\b|words?/s|tokens?/sec|t
                     r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d|"
                     # a timer log: "time (ms) | optimizer_step: 1321.71"
                     r"\((?:ms|s|sec|secs|seconds)\)[^\n]{0,80}?\d")
-_PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json")
+_PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json|"
+                # a timer log that breaks a step into phases ("time (ms) | optimizer_allgather:
+                # 1.30 | optimizer_gradients: 10.25 | optimizer_step: 1321.71")
+                r"\btime \((?:ms|s)\)[^\n]*?\|[^\n|]*\d[^\n|]*\|[^\n|]*\d")
 # A compiler's own lines ("error:" in lower case: pip's "ERROR: Command errored out" is the
 # summary that hides them).
 _BUILD_LOG = _rx(r"(?-i:\berror: )|\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ninja: build stopped|"
                  r"nvcc fatal|collect2|undefined reference|#include|\.(?:cu|cpp|cc|cxx|c|h|hpp):\d+|"
                  r"running build_ext|Building wheel|/usr/bin/(?:c\+\+|g\+\+|gcc)|\bcmake\b.*error")
 _PIP_LIST = _rx(r"pip (?:list|freeze|show)|conda list|colossalai check|horovodrun --check-build|"
-                r"collect_env|PyTorch version:")
+                r"collect_env|PyTorch version:|installed packages|package list")
+# What fails to import from an installed package: a name ("cannot import name 'ColoInitContext'
+# from 'colossalai.zero'") or a submodule ("No module named 'megatron.training'"), not a compiled
+# extension ("colossalai._C.fused_optim", which the install may have skipped).
+_IMPORT_FROM = _rx(r"cannot import name '?\w+'? from '?([A-Za-z]\w*)|No module named '?([A-Za-z]\w*)\.(?!_C\b)")
 _PARALLEL_SIZES = _rx(r"(?:\btp|\bpp|\bdp|tensor[_ -](?:model[_ -])?parallel(?:[_ -]size)?|"
                       r"pipeline[_ -](?:model[_ -])?parallel(?:[_ -]size)?|world[_ ]size|"
                       r"zero[_ -]?(?:stage)?|stage)\s*[=:]?\s*\d|\b(?:tp|pp|dp)\d+|"
@@ -303,13 +318,40 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
     if _BUILD.search(text) and not _BUILD_LOG.search(text):
         add("build_log")
     if _IMPORT.search(text) and not _PIP_LIST.search(text) and not (
-            env.framework_version and env.torch):
+            env.framework_version and env.torch) and not _import_source_versioned(text):
         add("pip_list")
     if _CHECKPOINT.search(text) and not _PARALLEL_SIZES.search(text):
         add("ckpt_parallel")
     if _OUTPUT.search(text) and not _OUTPUT_BASELINE.search(text):
         add("baseline_output")
     return found
+
+
+def _import_source_versioned(text: str) -> bool:
+    """The version of the package a name or submodule fails to import from is in the report
+    ("colossalai: 0.2.8", "torch 2.5.0.dev20240617"): the name moved between releases, and
+    ``pip list`` adds nothing."""
+    for match in _IMPORT_FROM.finditer(text):
+        package = match.group(1) or match.group(2)
+        if re.search(rf"(?<![\w/.-]){re.escape(package)}[\w-]*\W{{0,4}}(?:version\W{{0,4}})?v?\d+\.\d+",
+                     text, re.I):
+            return True
+    return False
+
+
+_LEAK = _rx(r"memory leak|\bleak\w*\b[^.\n]{0,30}\bmemory\b|\bkeeps? (?:climbing|growing|increasing|rising)|"
+            r"\b(?:grows?|goes up|increases?) (?:every|each|after every|with every) (?:step|iteration|epoch)|"
+            r"\bshoots? up\b")
+
+
+def leaks(text: str) -> bool:
+    """The text speaks of memory that grows over steps (a leak), not of a fixed need."""
+    return bool(_LEAK.search(text))
+
+
+def diverges(text: str) -> bool:
+    """The text speaks of a loss, accuracy or gradient norm that goes wrong."""
+    return bool(_DIVERGENCE.search(text))
 
 
 def hangs(text: str) -> bool:
