@@ -48,7 +48,16 @@ def test_the_distributed_flag_alone_is_not_worth_a_comment() -> None:
 @pytest.mark.parametrize("resolved", [True, False])
 def test_useful_posts_for_a_relevant_link(resolved: bool) -> None:
     hit = similar(5, resolved=resolved, resolution="Pinned torch." if resolved else "unresolved")
+    hit = hit.model_copy(update={"for_reporter": not resolved})
     assert posting_reasons(unsure(similar=[hit])) == ["a relevant link"]
+
+
+def test_a_thread_only_maintainers_would_weigh_is_not_worth_a_comment_alone() -> None:
+    """An unresolved link below the reporter's bar stays in the maintainers' block: alone it
+    earns no comment."""
+    weak = similar(5, resolved=False, resolution="unresolved")
+    assert not weak.for_reporter
+    assert posting_reasons(unsure(similar=[weak])) == [] and not worth_posting(unsure(similar=[weak]))
 
 
 def test_useful_posts_for_a_request_the_report_calls_for() -> None:
@@ -90,7 +99,8 @@ def test_comment_for_a_low_confidence_issue_states_nothing() -> None:
 
 
 def test_related_issues_alone_show_above_the_fold_not_under_an_empty_header() -> None:
-    """With nothing stated, no fix, no advice and no request, the related issues are the comment."""
+    """With nothing stated, no fix, no advice and no request (a comment posted only under
+    ``comment: always``), the related issues are the comment."""
     body = comment.render(unsure(similar=[similar(5, resolved=False, resolution="unresolved")]))
     public = body.split("<details>", 1)[0]
     assert comment.RELATED_PUBLIC_HEADING in public and "/issues/5" in public

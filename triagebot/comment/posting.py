@@ -51,8 +51,11 @@ def posting_reasons(triage: Triage) -> list[str]:
         reasons.append("a stated label")
     if diagnosis_texts(triage):
         reasons.append("a diagnosis of the error")
+    # a fix offered, or a thread relevant enough to show the reporter (``Similar.for_reporter``);
+    # a thread only maintainers would weigh does not earn a comment on its own (read with the
+    # requests gone, a documentation issue showed its reporter an unrelated DDP hang)
     resolved, related = split_similar(triage.similar)
-    if resolved or related:
+    if resolved or any(s.for_reporter for s in related):
         reasons.append("a relevant link")
     if missing.specific(asked_missing(triage), choice(triage, "stage")):
         reasons.append("specific missing information")
