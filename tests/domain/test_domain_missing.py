@@ -590,3 +590,22 @@ def test_a_memory_leak_is_not_asked_for_the_hardware() -> None:
     text = "Memory leak with ZeRO-3 in RLHF: after 600+ steps memory usage shoots up on the nodes."
     assert "hardware" not in _keys(text, "S4", True, framework="deepspeed")
     assert "hardware" in _keys("ZeRO-3 runs out of memory on the nodes.", "S4", True, framework="deepspeed")
+
+
+def test_the_traceback_request_mentions_ranks_only_for_a_distributed_run_past_the_build() -> None:
+    """"With several ranks, from the first that failed" asked of a single-GPU run or of a build
+    was read as not having read the report."""
+    from triagebot.domain import missing as m
+    from triagebot.domain.models import Environment, MissingInfo
+
+    text = "Training crashes with an error after a few steps."
+    env = Environment()
+
+    def traceback_of(stage: str, distributed: bool) -> str:
+        items = m.missing_info(text, env, stage, distributed)
+        return next(i.description for i in items if i.key == "traceback")
+
+    assert "ranks" in traceback_of("S4", True)
+    assert traceback_of("S4", False) == m.ONE_PROCESS_TRACEBACK
+    assert traceback_of("S1", True) == m.ONE_PROCESS_TRACEBACK
+    assert m.is_template(MissingInfo(key="traceback", description=m.ONE_PROCESS_TRACEBACK))

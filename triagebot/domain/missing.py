@@ -383,10 +383,16 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             description = describe(key, own)
             if key == "launcher_command" and own == "pytorch" and _before_torchrun(text, env):
                 description = LEGACY_TORCH_LAUNCH
+            if key == "traceback" and (not distributed or stage == "S1"):
+                description = ONE_PROCESS_TRACEBACK
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
     return found + symptom_requests.requests(text, env, framework, stage, _config_shown(text))
+
+
+# "with several ranks" asked of a single-GPU run or of a build was read as not having read it
+ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
 
 
 def describe(key: str, framework: str | None) -> str:
@@ -601,7 +607,7 @@ def is_template(item: MissingInfo) -> bool:
     if item.key in symptom_requests.KEYS:
         return item.description in symptom_requests.all_descriptions()
     return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
-            or item.description == LEGACY_TORCH_LAUNCH)
+            or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK))
 
 
 def _error_without_trace(text: str) -> bool:
