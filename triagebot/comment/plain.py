@@ -71,7 +71,7 @@ def _choice(triage: Triage, dimension: str) -> str:
 
 
 def _similar(similar: Similar) -> str:
-    state = "resolved" if similar.resolved else "no fix offered"
+    state = "resolved" if similar.resolved else "no known fix"
     url = sanitize.issue_url(similar.repo, similar.number) or ""
     text = f"{sanitize.plain(similar.repo, 60)} {similar.number} [{state}, {similar.score:.2f}] "
     text += sanitize.plain(similar.title, 100)

@@ -48,7 +48,7 @@ DIAGNOSIS_HEADING = "#### What the error says"
 SIMILAR_HEADING = "#### How similar issues were fixed"
 TIPS_HEADING = "#### What to try first"
 MISSING_HEADING = "#### Please add"
-RELATED_PUBLIC_HEADING = "#### Possibly the same problem"
+RELATED_PUBLIC_HEADING = "#### Possibly the same problem (no known fix yet)"
 # The correction commands: the last line of the maintainers' block, or of the comment when that
 # block had to be dropped for size.
 FOOTER = COMMANDS
@@ -121,7 +121,7 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str,
     diagnosed = diagnosis_lines(triage)  # first: what a maintainer would say at a glance
     advice = tips(triage, limit=1 if "second_tip" in shed else 2)
     asked = missing_lines(triage)
-    # Related threads without a fix offered show above the fold when they are relevant enough for
+    # Related threads with no known fix show above the fold when they are relevant enough for
     # the reporter (``Similar.for_reporter``), or when nothing else is there for the reporter
     # (maintainers read an empty reporter block as noise); the others wait in the details.
     public = [s for s in unresolved if s.for_reporter]

@@ -38,7 +38,7 @@ EVIDENCE_HEADING = "**Why**"
 QUOTES_NOTE = "_Lines in `code` are quoted from the report: the report says them, not the bot._"
 HELD_BACK_HEADING = "**Not stated** (below the precision threshold)"
 ALTERNATIVES_HEADING = "**Other candidates**"
-RELATED_HEADING = "**Related, no fix offered**"
+RELATED_HEADING = "**Related, no known fix**"
 ENVIRONMENT_HEADING = "**Detected environment**"
 HEADING = "**Automated triage**"
 # "Not a bug" in the taxonomy's data covers questions, feature requests and changes to the

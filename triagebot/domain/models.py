@@ -225,13 +225,11 @@ class Similar(BaseModel):
     title: str
     score: float
     relevance: float = 0.0  # P(same problem), the calibrated link score (engine.relevance)
-    # relevant enough to show the reporter even without a fix (``reporter_link`` threshold, the
-    # same tracker); otherwise a link without a fix waits in the maintainers' block
+    # relevant enough to show the reporter even with no known fix (``reporter_link`` threshold,
+    # the same tracker); otherwise an unresolved link waits in the maintainers' block
     for_reporter: bool = False
     labels: Labels
     resolution: str
-    # offered with its fix ("How similar issues were fixed"); False for a thread linked without
-    # one: unresolved, or resolved by a fix the engine would not offer for this report
     resolved: bool
     cross_repo: bool = False
     status: LabelStatus = "confirmed"

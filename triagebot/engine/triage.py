@@ -285,11 +285,12 @@ def similar_issues(
             continue
         # a maintainer's "duplicate of" or nearly the same text vouches for the fix on its own
         vouched = item is not hit or cosine >= NEAR_DUPLICATE
-        # a resolved issue whose fix does not clear the fix gate is still a relevant thread: it
-        # is linked like an unresolved one, without its resolution (dropping it hid the same
-        # problem's thread from reporters whose maintainers' read scored that silence 0)
-        offer_fix = item.resolved and (vouched or (
-            scores[j] >= fix_threshold and relevance.fix_fits(item, text)))
+        # a resolved issue whose fix does not clear the fix gate is not linked at all: kept as a
+        # thread without its fix, such links were the same problem 0.37 of the time (99 on the
+        # 5-fold backtest; most of another framework, linkable only for their fix)
+        if not vouched and item.resolved and (
+                scores[j] < fix_threshold or not relevance.fix_fits(item, text)):
+            continue
         if item.key in seen:
             continue
         seen.add(item.key)
@@ -297,8 +298,7 @@ def similar_issues(
         # shares the error's wording was read as misleading (a NeMo version mismatch offered a
         # DeepSpeed MoE thread)
         for_reporter = vouched or (scores[j] >= reporter_threshold and _same_tracker(item.repo, repo))
-        shown.append(_similar(item, cosine, repo, float(scores[j]), for_reporter=for_reporter,
-                              offer_fix=offer_fix))
+        shown.append(_similar(item, cosine, repo, float(scores[j]), for_reporter=for_reporter))
     return shown
 
 
@@ -317,14 +317,11 @@ def _same_tracker(a: str, b: str) -> bool:
 
 
 def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float,
-             for_reporter: bool = False, offer_fix: bool | None = None) -> Similar:
-    """``offer_fix``: whether the comment offers the item's resolution as the fix
-    (``Similar.resolved``); by default whenever it has one."""
+             for_reporter: bool = False) -> Similar:
     return Similar(
         repo=item.repo, number=item.number, url=item.url, title=item.title,
         score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels,
-        resolution=item.resolution, resolved=item.resolved if offer_fix is None else offer_fix,
-        cross_repo=bool(repo) and item.repo != repo,
+        resolution=item.resolution, resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo,
         status=item.status, for_reporter=for_reporter,
     )
 
