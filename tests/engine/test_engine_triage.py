@@ -15,6 +15,7 @@ from triagebot.engine.classify import Choice, decide, mix
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IndexError_
 from triagebot.engine.triage import (
+    NEAR_DUPLICATE,
     READS_AS_NO_BUG_WITHHELD,
     Engine,
     _prediction,
@@ -399,3 +400,20 @@ def test_a_cuda_mismatch_while_building_is_stated_as_a_build_failure(engine: Eng
         pred = result.prediction(dim)
         assert pred.abstained or taxonomy.stage_of(dim, pred.id) == "S1"
 
+
+
+def test_a_fix_is_offered_only_where_a_thread_would_be_shown_to_the_reporter() -> None:
+    """A fix is read by the reporter: it clears the reporter's bar as well as the fix record's
+    (with a reporter record that never vouches, no fix is offered, and no resolved issue linked)."""
+    from triagebot.engine.calibration import Outcomes
+
+    strict = permissive_calibration(GATE)
+    strict.outcomes["reporter_link"] = Outcomes.of([(0.5, False)] * 20)
+    offering = Engine(hashing_index(calibration=permissive_calibration(GATE)), HashingEmbedder())
+    withholding = Engine(hashing_index(calibration=strict), HashingEmbedder())
+    reports = [Issue(repo=r.repo, title=r.title, body=r.title) for r in records()]  # like them, unseen
+    def fixes(engine: Engine) -> list[Similar]:  # a near-duplicate vouches for its fix anyway
+        return [s for issue in reports for s in engine.triage(issue).similar
+                if s.resolved and s.score < NEAR_DUPLICATE]
+
+    assert fixes(offering) and not fixes(withholding)

@@ -81,6 +81,10 @@ TEXT_TRIGGERED = frozenset({"traceback", "config"}) | symptom_requests.TEXT_TRIG
 # ds_report prints the framework, torch and CUDA versions, so asking for it covers these two.
 _COVERED_BY_DS_REPORT = {"versions", "cuda"}
 _NEEDS_DISTRIBUTED = {"launcher_command", "hardware"}
+# Recorded for the review page, never asked: the CUDA versions were wrong 8 of 18 times in three
+# blind, strictly judged samples of posted requests (a ROCm or CPU-only build, a packaging error
+# of op_builder, a build without torch installed); a build's versions request already names CUDA.
+RECORDED_ONLY = frozenset({"cuda"})
 # Symptoms without an error to paste (slow, hanging, wrong numbers) and import errors, where the
 # CUDA toolkit plays no part.
 _NO_TRACEBACK_SYMPTOMS = frozenset({"4.1", "4.11", "5.3", "5.4", "5.9"})
@@ -416,7 +420,7 @@ def asked(items: list[MissingInfo], stage: str | None, symptom: str | None = Non
     allowed = set(_ORDER.get(stage or "", GENERIC_ORDER))
     picked: list[MissingInfo] = []
     for item in items:  # already in the stage's priority order (``missing_info``)
-        if item.key not in allowed or item.key in (p.key for p in picked):
+        if item.key not in allowed or item.key in RECORDED_ONLY or item.key in (p.key for p in picked):
             continue
         if item.key in _NEEDS_DISTRIBUTED and not (stage == "S2" or distributed):
             continue
