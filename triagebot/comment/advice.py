@@ -10,8 +10,8 @@ was shown on, and costs the reader's trust in the rest.
 
 Each tip was read, as the framework's maintainer would, against the body and the resolution of
 every report it was shown on in the 5-fold backtest of the shared data, and kept only when it
-was wrong on at most about one in ten; ``DROPPED`` says what was taken out and why, so it is not
-added back.
+was wrong on at most about one in ten; the comment below ``TIPS`` says what was taken out and
+why, so it is not added back.
 
 Only our own text lives here (no links, no mentions); commands are in backticks and rendered as
 code spans by the comment.
@@ -104,43 +104,38 @@ TIPS: tuple[Tip, ...] = (
     # F6 Revise code, logic and serving behavior: no advice; the fix is a change in the code.
 )
 
-# Taken out, with what reading them on the backtest's comments found (shown: right / harmless
-# but generic / wrong for the report), or on the shared data's labels and resolutions where the
-# classifier never stated their fix pattern.
-DROPPED: dict[str, str] = {
-    "F2 build: DeepSpeed 'build against torch.version.cuda, clear torch_extensions', "
-    "'colossalai check -i', any framework 'torch.version.cuda vs nvcc --version'":
-        "21: 4/7/10, 9: 1/2/6, 17: 3/6/8. Shown on every build failure with F2 stated; the "
-        "causes were Windows, libaio, a missing op_builder, GCC, packaging, no torch, and twice "
-        "versions the report showed to match. A CUDA mismatch the report shows is the "
-        "cuda_mismatch diagnosis (domain/diagnoses.py), which needs the evidence.",
-    "F2 Horovod 'reinstall with --no-cache-dir and HOROVOD_WITH_*'":
-        "11: 0/10/1. Reinstalling fixes none of the install failures it was shown on (MPI, GCC, "
-        "CUDA/NCCL paths); once it repeated the reporter's own command.",
-    "F2 import: 'compare pip list with the release the code was written for'":
-        "11: 5/2/4. Wrong for a package never installed (transformer_engine), a kernel not "
-        "built (colossalai._C), an undefined symbol and a misfiled runtime error. The certain "
-        "case, 'cannot import name', is the import_name diagnosis.",
-    "F1 NCCL: 'NCCL_DEBUG=INFO, then set NCCL_SOCKET_IFNAME'":
-        "1: 0/0/1 (an NCCL version bug in a NeMo container). On the data's labels, F1 with "
-        "symptom 2.2 or 4.7 was fixed by choosing the interface in 5 of 11.",
-    "F4 'NCCL_DEBUG=INFO; NCCL_SOCKET_IFNAME selects another interface'":
-        "never shown; on the data's labels 1 of 13 resolved F4 reports (SSH, DNS, Docker "
-        "networking, firewalls, IOMMU).",
-    "F1 Horovod 'horovodrun --check-build'":
-        "2: 0/2/0 (two hangs). On the data's labels it bears on at most 1 of 11 Horovod F1 "
-        "reports; 6 were fixed by naming the network interface.",
-    "F1 PyTorch 'TORCH_DISTRIBUTED_DEBUG=DETAIL to see which rank fails to join'":
-        "1: 0/1/0, and 5: 0/5/0 once the torchrun tip no longer stood before it. The variable "
-        "checks collectives, not the rendezvous; the F3 tip says what it does.",
-    "F1 'one node with one GPU first', F2 'compare with release notes and pin', F3 'check the "
-    "options against the documentation', F5 'watch torch.cuda.max_memory_allocated()', F6 "
-    "'check whether the latest release contains the fix', F6 'reduce to a minimal script'":
-        "fit any report of the pattern. Shown: 'one node' 1: 0/1/0, 'pin' 6: 0/5/1; the others "
-        "never (F3, F5, F6 are not stated). On the data's labels 'max_memory_allocated' would "
-        "have fallen on host-memory reports (S5 F5: 0 of 4), and 'latest release' matched 36 of "
-        "63 resolved F6 reports.",
-}
+# Dropped tips, with what reading them on the backtest's comments found (shown: right /
+# harmless but generic / wrong for the report), or on the shared data's labels and resolutions
+# where the classifier never stated their fix pattern; kept here so they are not added back.
+# - F2 build: DeepSpeed 'build against torch.version.cuda, clear torch_extensions', 'colossalai
+#   check -i', any framework 'torch.version.cuda vs nvcc --version': 21: 4/7/10, 9: 1/2/6, 17:
+#   3/6/8. Shown on every build failure with F2 stated; the causes were Windows, libaio, a missing
+#   op_builder, GCC, packaging, no torch, and twice versions the report showed to match. A CUDA
+#   mismatch the report shows is the cuda_mismatch diagnosis (domain/diagnoses.py), which needs the
+#   evidence.
+# - F2 Horovod 'reinstall with --no-cache-dir and HOROVOD_WITH_*': 11: 0/10/1. Reinstalling fixes
+#   none of the install failures it was shown on (MPI, GCC, CUDA/NCCL paths); once it repeated the
+#   reporter's own command.
+# - F2 import: 'compare pip list with the release the code was written for': 11: 5/2/4. Wrong for a
+#   package never installed (transformer_engine), a kernel not built (colossalai._C), an undefined
+#   symbol and a misfiled runtime error. The certain case, 'cannot import name', is the import_name
+#   diagnosis.
+# - F1 NCCL: 'NCCL_DEBUG=INFO, then set NCCL_SOCKET_IFNAME': 1: 0/0/1 (an NCCL version bug in a
+#   NeMo container). On the data's labels, F1 with symptom 2.2 or 4.7 was fixed by choosing the
+#   interface in 5 of 11.
+# - F4 'NCCL_DEBUG=INFO; NCCL_SOCKET_IFNAME selects another interface': never shown; on the data's
+#   labels 1 of 13 resolved F4 reports (SSH, DNS, Docker networking, firewalls, IOMMU).
+# - F1 Horovod 'horovodrun --check-build': 2: 0/2/0 (two hangs). On the data's labels it bears on
+#   at most 1 of 11 Horovod F1 reports; 6 were fixed by naming the network interface.
+# - F1 PyTorch 'TORCH_DISTRIBUTED_DEBUG=DETAIL to see which rank fails to join': 1: 0/1/0, and 5:
+#   0/5/0 once the torchrun tip no longer stood before it. The variable checks collectives, not the
+#   rendezvous; the F3 tip says what it does.
+# - F1 'one node with one GPU first', F2 'compare with release notes and pin', F3 'check the
+#   options against the documentation', F5 'watch torch.cuda.max_memory_allocated()', F6 'check
+#   whether the latest release contains the fix', F6 'reduce to a minimal script': fit any report
+#   of the pattern. Shown: 'one node' 1: 0/1/0, 'pin' 6: 0/5/1; the others never (F3, F5, F6 are
+#   not stated). On the data's labels 'max_memory_allocated' would have fallen on host-memory
+#   reports (S5 F5: 0 of 4), and 'latest release' matched 36 of 63 resolved F6 reports.
 
 
 def tips_for(pattern: str | None, framework: str | None, stage: str | None,

@@ -63,6 +63,8 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
 # torch.distributed.launch (or mp.spawn), and asking it for a torchrun command was read as not
 # having read the version.
 LEGACY_TORCH_LAUNCH = "The exact python -m torch.distributed.launch command with its node arguments."
+# "with several ranks" asked of a single-GPU run or of a build was read as not having read it
+ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
 _TORCH_RELEASE = re.compile(r"(?<![\w/.-])(?:torch|pytorch|pt)(?:[-_ ]?version)?[\s:=`'\"*(-]{0,4}v?(\d+)\.(\d+)",
                             re.I)
 
@@ -356,7 +358,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         and bool(_BUILD_MENTION.search(text) or installing),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
         and (stage == "S1" or not (pinned_source or _framework_and_torch_given(text, env, framework)))
-        and not _INSTALL_FAILED.search(text) and not _IMPORT_FAILED.search(text),
+        and not installing and not _IMPORT_FAILED.search(text),
         # a report pointing at the lines of source that go wrong has explained the error: on the
         # shared data's backtest 5 of 5 traceback requests such reports got were read as needless
         "traceback": lambda: _error_without_trace(text) and not cites_source,
@@ -393,10 +395,6 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         if len(found) >= MAX_ITEMS:
             break
     return found + symptom_requests.requests(text, env, framework, stage, _config_shown(text))
-
-
-# "with several ranks" asked of a single-GPU run or of a build was read as not having read it
-ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
 
 
 def describe(key: str, framework: str | None) -> str:

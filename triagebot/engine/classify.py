@@ -20,7 +20,7 @@ scikit-learn's L-BFGS: on the 2-core machines this runs on, that took 8-30 s per
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -207,6 +207,12 @@ class Choice:
     id: str
     confidence: float
     alternatives: list[tuple[str, float]]
+
+
+def reads_as_no_bug(chosen: Mapping[str, Choice]) -> bool:
+    """The classifier's first choice for ``is_bug`` is "not a bug" (stated or not)."""
+    bug = chosen.get("is_bug")
+    return bug is not None and bug.id == "no"
 
 
 def decide(dists: dict[str, Distribution]) -> dict[str, Choice]:

@@ -33,6 +33,7 @@ from triagebot.engine.classify import (
     decide,
     fit_words,
     label_value,
+    reads_as_no_bug,
 )
 from triagebot.engine.index import IssueIndex
 
@@ -110,7 +111,7 @@ class OutOfFold:
         pairs: dict[str, list[tuple[float, bool]]] = {}
         for pos in positions:
             chosen = self.choices(items, pos, model)
-            question = "is_bug" in chosen and chosen["is_bug"].id == "no"
+            question = reads_as_no_bug(chosen)
             for dim, choice in chosen.items():
                 if question and dim in READS_AS_NO_BUG_WITHHELD:
                     continue  # never stated there (``triage.predict``): not in their record

@@ -203,11 +203,11 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
         known = [(s, t) for s, t in pairs if t is not None]
         said = [(s, t) for s, t in known if s is not None]
         out[dim] = {"n": len(known), "stated": len(said),
-                    "precision": round(sum(s == t for s, t in said) / len(said), 4) if said else None,
+                    "precision": _share(sum(s == t for s, t in said), len(said)),
                     "coverage": round(len(said) / len(known), 4) if known else 0.0}
     not_bug = [(rec.is_bug is False) for row, rec in zip(rows, records) if row["stated"]["is_bug"] is False]
     out["not_a_bug"] = {"stated": len(not_bug),
-                        "precision": round(sum(not_bug) / len(not_bug), 4) if not_bug else None,
+                        "precision": _share(sum(not_bug), len(not_bug)),
                         "coverage": round(len(not_bug) / max(1, sum(not r.is_bug for r in records)), 4)}
     labels_of = {(r.repo, r.number): r.labels for r in (indexed or records)}
     links = relevant = with_good = with_any = same = fixes = fixes_same = 0
@@ -232,22 +232,25 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
         reporter_same += sum(a for a, _ in shown)
         reporter_symptom += sum(g for _, g in shown)
     out["links"] = {"per_issue": round(links / max(1, len(rows)), 3),
-                    "precision": round(relevant / links, 4) if links else None,
-                    "same_problem": round(same / links, 4) if links else None,
+                    "precision": _share(relevant, links),
+                    "same_problem": _share(same, links),
                     "issues_with_relevant_link": round(with_good / max(1, len(rows)), 4),
                     "issues_with_any_link": round(with_any / max(1, len(rows)), 4),
                     "offered_as_fixes": fixes,
-                    "fixes_same_problem": round(fixes_same / fixes, 4) if fixes else None,
+                    "fixes_same_problem": _share(fixes_same, fixes),
                     "related_for_reporter": for_reporter,
-                    "related_for_reporter_same_problem":
-                        round(reporter_same / for_reporter, 4) if for_reporter else None,
-                    "related_for_reporter_same_symptom":
-                        round(reporter_symptom / for_reporter, 4) if for_reporter else None}
+                    "related_for_reporter_same_problem": _share(reporter_same, for_reporter),
+                    "related_for_reporter_same_symptom": _share(reporter_symptom, for_reporter)}
     posted = [row for row in rows if row["posted"]]
     chars = sorted(row["comment_chars"] for row in posted if row["comment_chars"])
     out["posted"] = {"share": round(len(posted) / max(1, len(rows)), 4),
                      "median_chars": chars[len(chars) // 2] if chars else 0}
     return out
+
+
+def _share(part: int, whole: int) -> float | None:
+    """``part / whole`` to four places; None when there is nothing to divide (nothing stated)."""
+    return round(part / whole, 4) if whole else None
 
 
 def _truth_value(record: LabelledIssue, dimension: str) -> Any:

@@ -118,6 +118,13 @@ def linkable(repo: str, item: IndexedIssue,
     return True
 
 
+def same_tracker(a: str, b: str) -> bool:
+    """The same repository, or two of the same known framework (Megatron-LM and its forks): the
+    threads a reporter is shown (unlike ``_same_framework``, an unknown framework matches none)."""
+    fa, fb = framework_of(a), framework_of(b)
+    return a.lower() == b.lower() or (fa is not None and fa == fb)
+
+
 def _same_framework(a: str, b: str) -> bool:
     """Same repository, or not known to be of different frameworks (a repository whose
     framework is unknown cannot be told apart from any other)."""

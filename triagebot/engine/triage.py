@@ -18,7 +18,14 @@ from triagebot.domain.visibility import Viewer, prompt_may_use, visible_to
 from triagebot.engine import confidence, relevance
 from triagebot.engine.analysis import Analysed, analyse
 from triagebot.engine.calibration import Calibration
-from triagebot.engine.classify import BINARY, READS_AS_NO_BUG_WITHHELD, Choice, Classifier, decide
+from triagebot.engine.classify import (
+    BINARY,
+    READS_AS_NO_BUG_WITHHELD,
+    Choice,
+    Classifier,
+    decide,
+    reads_as_no_bug,
+)
 from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
 
@@ -140,7 +147,7 @@ def predict(
     choices = confidence.rescored(
         choices, confidence.rows_of(choices, dists, embedded, worded, near), record.confidence)
     preds = {dim: _prediction(dim, choice, analysed.full, thresholds) for dim, choice in choices.items()}
-    if (bug := choices.get("is_bug")) is not None and bug.id == "no":
+    if reads_as_no_bug(choices):
         preds = _withheld(preds, READS_AS_NO_BUG_WITHHELD)
     if rules.decisive(analysed.full, analysed.env):
         preds = _decisive_build_failure(preds, dists, analysed.full)
@@ -300,7 +307,7 @@ def similar_issues(
         # the reporter sees threads of their own tracker only: one from another framework that
         # shares the error's wording was read as misleading (a NeMo version mismatch offered a
         # DeepSpeed MoE thread)
-        for_reporter = vouched or (scores[j] >= reporter_threshold and _same_tracker(item.repo, repo))
+        for_reporter = vouched or (scores[j] >= reporter_threshold and relevance.same_tracker(item.repo, repo))
         shown.append(_similar(item, cosine, repo, float(scores[j]), for_reporter=for_reporter))
     return shown
 
@@ -311,12 +318,6 @@ def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
         if row is not None:
             return index.items[row]
     return item
-
-
-def _same_tracker(a: str, b: str) -> bool:
-    """The same repository, or two of the same known framework (Megatron-LM and its forks)."""
-    fa, fb = framework_of(a), framework_of(b)
-    return a.lower() == b.lower() or (fa is not None and fa == fb)
 
 
 def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float,
