@@ -1,6 +1,7 @@
-"""The posting decision (#11): ``comment: useful | always | never``; with ``useful`` the bot speaks
-only when something clears the bar (a stated label, a relevant link, a request specific to the
-report) and is silent otherwise."""
+"""The posting decision (#11): ``comment: useful | always | never``; with ``useful`` the bot comments
+only when something for the reporter clears the bar (a relevant link, a diagnosis, advice, a
+request specific to the report) and is silent otherwise; a stated label alone is applied as a
+label, without a comment."""
 from __future__ import annotations
 
 import pytest
@@ -8,7 +9,7 @@ import pytest
 from support.comment import make_triage, nothing_stated, prediction, similar
 from triagebot.comment import render as comment
 from triagebot.comment import sections
-from triagebot.comment.posting import posting_reasons, worth_posting
+from triagebot.comment.posting import posting_reasons, worth_labelling, worth_posting
 from triagebot.domain.models import MissingInfo
 
 VERSIONS = MissingInfo(key="versions", description="The versions.")
@@ -29,9 +30,13 @@ def test_useful_is_silent_when_nothing_clears_the_bar() -> None:
 
 @pytest.mark.parametrize("dimension,label_id", [
     ("stage", "S4"), ("symptom", "4.2"), ("root_cause", "R4.5")])
-def test_useful_posts_for_any_stated_label(dimension: str, label_id: str) -> None:
+def test_a_stated_label_alone_is_applied_without_a_comment(dimension: str, label_id: str) -> None:
+    """Labels are the maintainers' channel: a comment naming only the stage or symptom tells the
+    reporter what they just wrote (maintainers' read M)."""
     triage = unsure(**{dimension: prediction(label_id, 0.95)})
-    assert posting_reasons(triage) == ["a stated label"] and worth_posting(triage)
+    assert posting_reasons(triage) == [] and not worth_posting(triage)
+    assert worth_labelling(triage) and not worth_labelling(triage, "never")
+    assert not worth_labelling(unsure())
 
 
 def test_a_stated_question_alone_is_not_worth_a_comment() -> None:
@@ -72,9 +77,10 @@ def test_generic_requests_alone_are_not_worth_a_comment() -> None:
 def test_a_symptom_outside_the_stated_stage_is_not_a_stated_label() -> None:
     triage = unsure(stage=prediction("S5", 0.2, abstained=True), symptom=prediction("4.2", 0.9),
                     root_cause=prediction("R4.5", 0.9))
-    assert worth_posting(triage)  # with no stated stage the symptom stands on its own
+    assert worth_labelling(triage)  # with no stated stage the symptom stands on its own
     inconsistent = triage.model_copy(update={"stage": prediction("S5", 0.9)})
-    assert posting_reasons(inconsistent) == ["a stated label"]  # the stage, not the symptom
+    assert sections.choice(inconsistent, "symptom") is None  # the stage, not the symptom
+    assert worth_labelling(inconsistent)
 
 
 def test_always_posts_every_triage_and_never_posts_none() -> None:
@@ -85,7 +91,7 @@ def test_always_posts_every_triage_and_never_posts_none() -> None:
 
 def test_all_reasons_are_reported() -> None:
     assert posting_reasons(make_triage()) == [
-        "a stated label", "a relevant link", "specific missing information"]
+        "advice for the stated fix pattern", "a relevant link", "specific missing information"]
 
 
 def test_comment_for_a_low_confidence_issue_states_nothing() -> None:
@@ -130,7 +136,8 @@ def test_a_stated_fix_pattern_with_no_advice_for_it_is_not_worth_a_bare_heading(
     triage = unsure(repo="NVIDIA/Megatron-LM", fix_pattern=prediction("F2", 0.9))
     assert posting_reasons(triage) == [] and not worth_posting(triage)
     with_stage = triage.model_copy(update={"stage": prediction("S1", 0.95)})
-    assert comment.tips(with_stage) and posting_reasons(with_stage) == ["a stated label"]
+    assert comment.tips(with_stage)
+    assert posting_reasons(with_stage) == ["advice for the stated fix pattern"]
 
 
 def test_a_stated_fix_pattern_without_advice_leaves_related_issues_above_the_fold() -> None:
@@ -139,3 +146,16 @@ def test_a_stated_fix_pattern_without_advice_leaves_related_issues_above_the_fol
                     similar=[similar(5, resolved=False, resolution="unresolved")])
     public = comment.render(triage).split("<details>", 1)[0]
     assert comment.RELATED_PUBLIC_HEADING in public and "/issues/5" in public
+
+
+def test_a_fix_held_back_is_listed_for_maintainers_with_its_resolution() -> None:
+    """A resolved issue below the fixes' own bar is not offered to the reporter (judged one by
+    one, such fixes were another problem a third of the time) and earns no comment, but a
+    maintainer sees it with its fix."""
+    held = similar(5, resolution="Pinned torch to 2.1.").model_copy(update={"fix_held_back": True})
+    triage = unsure(similar=[held])
+    assert posting_reasons(triage) == [] and not worth_posting(triage)
+    public, details = comment.render(triage).split("<details>", 1)
+    assert comment.SIMILAR_HEADING not in public and "/issues/5" not in public
+    assert sections.RELATED_FIXED_HEADING in details and "Pinned torch to 2.1." in details
+    assert sections.RELATED_HEADING not in details

@@ -14,18 +14,20 @@ ALLOWED = frozenset({COLOSSAL})
 
 
 def test_structure_of_a_confident_triage():
-    """#11: stated labels in plain words for the reporter (no "Likely", no percentages), the
-    labels with confidences, evidence and the correction commands in the maintainers' block."""
+    """#11: for the reporter the heading, fixes and requests (no "Likely", no percentages); the
+    labels named with ids and confidences, evidence and the correction commands in the
+    maintainers' block."""
     body = comment.render(make_triage(), allowed_repos=ALLOWED)
     assert body.startswith(comment.MARKER + "\n")
     assert body.count(comment.MARKER) == 1
     main, details = body.split("<details>")
-    assert ("**Automated triage**: Stage: **Training & Evaluation** · Symptom: **Memory & offload "
-            "issue**") in main
-    assert "Root cause: **Constrained resource and inefficient utilization**" in main
-    assert "Optimize memory" not in main  # the fix pattern speaks through its advice
+    assert main.splitlines()[1] == comment.HEADING
+    for name in ("Training & Evaluation", "Memory & offload", "Constrained resource", "Optimize memory"):
+        assert name not in main
     assert "Likely" not in body and "%" not in main
-    assert "**Labels**: `S4` 91%, `4.2` 72%, `R4.5` 55%, `F5` 48%, distributed yes 81%" in details
+    assert ("**Labels**: Training & Evaluation (`S4`, 91%), Memory & offload issue (`4.2`, 72%), "
+            "Constrained resource and inefficient utilization (`R4.5`, 55%), Optimize memory, "
+            "model, and data resources (`F5`, 48%), distributed yes 81%") in details
     assert "- Symptom: `torch.OutOfMemoryError: CUDA out of memory`" in details
     for constant in (comment.HEADING, comment.SIMILAR_HEADING, comment.MISSING_HEADING,
                      comment.FOOTER, comment_parts.DETAILS_SUMMARY):

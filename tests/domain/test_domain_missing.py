@@ -384,6 +384,18 @@ def test_plugin_arguments_written_in_prose_or_settings_lines_are_the_config() ->
                              framework="colossalai")
 
 
+def test_a_config_listed_under_its_name_as_accelerate_env_prints_it_is_the_config() -> None:
+    """`accelerate env` lists its config as bullets: asking for the config again was read as
+    not having read the report."""
+    env_dump = ("Inference hangs with ZeRO stage 3 and offload.\n```\n- `Accelerate` default config:\n"
+                "        - distributed_type: DEEPSPEED\n        - num_processes: 3\n"
+                "        - deepspeed_config: {'zero_stage': 3}\n```\n")
+    assert "config" not in _keys(env_dump, "S4", True, framework="deepspeed")
+    bullets = ("Inference hangs with ZeRO stage 3 and offload.\nEnvironment:\n- torch: 2.1\n"
+               "- deepspeed: 0.12\n- cuda: 12.1\n")
+    assert "config" in _keys(bullets, "S4", True, framework="deepspeed")  # versions, not a config
+
+
 def test_a_hostfile_or_an_accelerate_multinode_config_is_the_launch_setup() -> None:
     for shown in ("hostfile:\n104.171.201.171  slots=8\n104.171.201.172  slots=8",
                   "```\ndistributed_type: DEEPSPEED\nnum_machines: 2\nnum_processes: 16\n```"):

@@ -102,6 +102,50 @@ def test_relevance_score_learns_that_agreement_matters() -> None:
     assert relevance.fit(rows[:0], relevant[:0]).score(rows[:2]).tolist() == [0.5, 0.5]
 
 
+def test_relevance_score_learns_a_conjunction_a_plain_sum_cannot() -> None:
+    """Same problem when the neighbour is close *and* its symptom believed, or neither (an
+    exclusive-or pattern): only the pairwise products separate it."""
+    rng = np.random.default_rng(1)
+    rows = rng.random((800, len(relevance.FEATURES)))
+    cosine, believed = (rows[:, relevance.FEATURES.index(n)] > 0.5 for n in ("cosine", "p_symptom"))
+    relevant = cosine == believed
+    paired = relevance.fit(rows, relevant).score(rows)
+    plain = relevance.fit(rows, relevant, pairwise=False).score(rows)
+    assert ((paired > 0.5) == relevant).mean() > 0.9
+    assert ((plain > 0.5) == relevant).mean() < 0.7
+
+
+def test_pairwise_inputs_are_the_standardised_row_and_its_products() -> None:
+    x = np.array([[1.0, 2.0, 3.0]])
+    assert relevance.with_products(x).tolist() == [[1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 4.0, 6.0, 9.0]]
+    model = relevance.RelevanceModel(weights=[0.0] * 9, mean=[1.0, 1.0, 1.0], scale=[1.0, 1.0, 2.0],
+                                     pairwise=True)
+    assert model.inputs(x).tolist() == [[0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]]
+
+
+def test_a_relevance_record_of_an_older_index_still_scores_its_plain_weights() -> None:
+    """Records saved before the pairwise score (weights over ``FEATURES``, no scaling) load and
+    score as they did."""
+    old = relevance.RelevanceModel.model_validate(
+        {"weights": [1.0] + [0.0] * (len(relevance.FEATURES) - 1), "bias": 0.0})
+    assert old.score(np.zeros((1, len(relevance.FEATURES)))).tolist() == [0.5]
+
+
+def test_the_link_record_is_scored_by_relevance_fitted_without_the_issue() -> None:
+    """The link thresholds come from scores of a model that did not see the issue's own
+    candidates: the same pairs scored in sample would look surer than they are."""
+    index = hashing_index()
+    record = crossfit.out_of_fold(index.items, index.vectors, index.features, index.embedder_name, k=4)
+    positions = list(range(len(index.items)))
+    calibration = record.calibration(index.items, positions)
+    in_sample: list[tuple[float, bool]] = []
+    grouped = [p for g in range(crossfit.FOLDS) for p in positions[g::crossfit.FOLDS]]
+    record.link_pairs(index.items, grouped, calibration.relevance, in_sample, [])
+    assert len(in_sample) == len(calibration.outcomes["link"].confidence)
+    recorded = calibration.outcomes["link"].confidence
+    assert sorted(round(s, 5) for s, _ in in_sample) != sorted(recorded)
+
+
 def test_out_of_fold_record_never_uses_an_issue_to_predict_itself() -> None:
     index = hashing_index()
     record = crossfit.out_of_fold(index.items, index.vectors, index.features, index.embedder_name, k=4)

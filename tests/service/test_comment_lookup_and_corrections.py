@@ -97,7 +97,7 @@ def test_symptom_correction_edits_comment_and_stored_triage(rig: Rig) -> None:
     assert symptom.evidence == ["set by a maintainer"] and stored.triage.stage.id == "S4"
     [ours] = rig.gh.bot_comments("org/repo", 7)
     assert ours.body == rig.deps.render(stored.triage)
-    assert f"Symptom: **{taxonomy.name('symptom', '4.1')}**" in ours.body
+    assert f"{taxonomy.name('symptom', '4.1')} (`4.1`, 100%)" in ours.body
     assert [c[0] for c in rig.gh.writes] == ["create_comment", "edit_comment"]
     [fb] = rig.store.feedback("org/repo", 7)
     assert (fb.dimension, fb.old_id, fb.new_id) == ("symptom", "4.2", "4.1")

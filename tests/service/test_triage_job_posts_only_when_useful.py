@@ -1,6 +1,7 @@
 """The triage job's posting decision (#11): ``comment: useful`` stays silent on the issue (no
-comment, no labels) when nothing clears the bar, yet records the triage for the review page;
-``always`` and ``never`` do what they say."""
+comment, no labels) when nothing clears the bar, yet records the triage for the review page; a
+stated label alone goes on the issue as a label, without a comment; ``always`` and ``never`` do
+what they say."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from support.service import Rig, issue_payload
-from triagebot.domain.models import Prediction, Triage
+from triagebot.domain import missing
+from triagebot.domain.models import MissingInfo, Prediction, Triage
 from triagebot.domain.repo_config import CONFIG_PATH
 
 REPO = "org/repo"
@@ -57,8 +59,16 @@ def test_useful_is_silent_when_nothing_clears_the_bar_but_keeps_the_triage(rig: 
     assert stored is not None and stored.comment_id is None and stored.triage.stage.abstained
 
 
-def test_useful_posts_and_labels_a_stated_label(rig: Rig) -> None:
+def test_useful_labels_a_stated_label_without_a_comment(rig: Rig) -> None:
     run(rig, sure_triage())
+    assert rig.gh.writes == [("add_labels", (REPO, 7, ["stage: training"]))]
+    stored = rig.store.get_triage(REPO, 7)
+    assert stored is not None and stored.comment_id is None
+
+
+def test_useful_posts_and_labels_when_the_reporter_has_something_to_read(rig: Rig) -> None:
+    config = MissingInfo(key="config", description=missing.describe("config", None))
+    run(rig, sure_triage().model_copy(update={"missing_info": [config]}))
     assert rig.gh.writes[0][0] == "create_comment"
     assert rig.gh.writes[1] == ("add_labels", (REPO, 7, ["stage: training"]))
 

@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # for ``support`` when run as the kill 
 from werkzeug.serving import make_server  # noqa: E402
 
 from support.clock import FakeClock  # noqa: E402
-from triagebot.domain.models import Prediction, Triage  # noqa: E402
+from triagebot.domain import missing  # noqa: E402
+from triagebot.domain.models import MissingInfo, Prediction, Triage  # noqa: E402
 from triagebot.github.port import CommentState, GitHubPort, IssueState, RepoInfo  # noqa: E402
 from triagebot.service import jobs as handlers  # noqa: E402
 from triagebot.service import payload as payload_shape  # noqa: E402
@@ -61,8 +62,11 @@ def fixed_triage() -> Triage:
     def p(id_: str, name: str = "x") -> Prediction:
         return Prediction(id=id_, name=name, confidence=0.9)
 
+    # a request for the reporter: stated labels alone are applied, not commented on
+    config = MissingInfo(key="config", description=missing.describe("config", None))
     return Triage(stage=p("S4", "Training & Evaluation"), symptom=p("4.2"), root_cause=p("unknown"),
-                  fix_pattern=p("unknown"), distributed_specific=p("true"), is_bug=p("true"))
+                  fix_pattern=p("unknown"), distributed_specific=p("true"), is_bug=p("true"),
+                  missing_info=[config])
 
 
 class FakeEngine:

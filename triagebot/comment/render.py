@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from triagebot.comment.plain import render_text
-from triagebot.comment.posting import CommentMode, posting_reasons, worth_posting
+from triagebot.comment.posting import CommentMode, posting_reasons, worth_labelling, worth_posting
 from triagebot.comment.sections import (
     COMMANDS,
     EVIDENCE_HEADING,
@@ -20,9 +20,9 @@ from triagebot.comment.sections import (
     details_block,
     diagnosis_lines,
     missing_lines,
-    names_a_label,
     similar_line,
     split_similar,
+    states_a_label,
     summary_lines,
     tips,
 )
@@ -30,7 +30,7 @@ from triagebot.domain.models import Triage
 from triagebot.text import sanitize
 
 __all__ = ["EVIDENCE_HEADING", "HEADING", "MARKER", "NOT_A_BUG_NOTE", "CommentMode", "render",
-           "render_fallback", "render_text", "worth_posting", "posting_reasons"]
+           "render_fallback", "render_text", "worth_labelling", "worth_posting", "posting_reasons"]
 
 MARKER = "<!-- triagebot:v1 -->"
 MAX_CHARS = 10_000  # well under GitHub's 65,536 (RELIABILITY 39)
@@ -112,10 +112,10 @@ def _allowed(triage: Triage, extra: Iterable[str]) -> frozenset[str]:
 
 def _compose(triage: Triage, allowed: frozenset[str], level: str,
              shed: frozenset[str] = frozenset()) -> str:
-    """The reporter's block (stated labels, what the error says, fixes of relevant resolved
+    """The reporter's block (the heading, what the error says, fixes of relevant resolved
     issues, what to try, what to add), then the maintainers' collapsed block, which also carries
     the correction commands."""
-    resolved, unresolved = split_similar(triage.similar)
+    offered, others = split_similar(triage.similar)
     short = "short_links" in shed
     sections = [f"{MARKER}\n" + "\n".join(summary_lines(triage))]
     diagnosed = diagnosis_lines(triage)  # first: what a maintainer would say at a glance
@@ -124,20 +124,20 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str,
     # Related threads with no known fix show above the fold when they are relevant enough for
     # the reporter (``Similar.for_reporter``), or when nothing else is there for the reporter
     # (maintainers read an empty reporter block as noise); the others wait in the details.
-    public = [s for s in unresolved if s.for_reporter]
-    if not public and not (resolved or advice or asked or diagnosed or names_a_label(triage)):
-        public = unresolved
+    public = [s for s in others if s.for_reporter]
+    if not public and not (offered or advice or asked or diagnosed or states_a_label(triage)):
+        public = [s for s in others if not s.resolved]
     if level == "no_similar":
-        resolved, public = [], []
-    unresolved = [s for s in unresolved if s not in public]
+        offered, public = [], []
+    others = [s for s in others if s not in public]
     sections.append(_section(DIAGNOSIS_HEADING, [f"- {line}" for line in diagnosed]))
     sections.append(_section(SIMILAR_HEADING, [
-        similar_line(s, triage.repo, allowed, with_resolution=True, short=short) for s in resolved]))
+        similar_line(s, triage.repo, allowed, with_resolution=True, short=short) for s in offered]))
     sections.append(_section(RELATED_PUBLIC_HEADING, [
         similar_line(s, triage.repo, allowed, with_resolution=False, short=short) for s in public]))
     sections.append(_section(TIPS_HEADING, [f"- {tip}" for tip in advice]))
     sections.append(_section(MISSING_HEADING, asked))
-    sections.append(details_block(triage, unresolved, allowed, shed) if level == "full" else FOOTER)
+    sections.append(details_block(triage, others, allowed, shed) if level == "full" else FOOTER)
     return "\n\n".join(s for s in sections if s) + "\n"
 
 

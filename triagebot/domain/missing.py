@@ -625,6 +625,10 @@ def _error_without_trace(text: str) -> bool:
 _YAML_LINE = re.compile(r"^\s*[A-Za-z_][\w.-]{0,60}\s*:\s*\S", re.M)
 # A code block the reporter introduces as the config ("The FSDP config lives in config.yaml:").
 _CONFIG_BLOCK = re.compile(r"\bconfig\w*\b[^\n]{0,60}\n\s*```", re.I)
+# A config listed as bullets under its name, as `accelerate env` prints it ("`Accelerate` default
+# config:" then "- distributed_type: DEEPSPEED" ... "- deepspeed_config: {...}"): a strict reader
+# scored the config request on such a report as asking for what it gives.
+_CONFIG_LIST = re.compile(r"\bconfig\w*:[ \t]*\n(?:[ \t]*[-*][ \t]+\w+:[^\n]*\n){3,}", re.I)
 
 
 # A plugin's argument written next to its name, in prose ("LowLevelZeroPlugin ... together with
@@ -646,8 +650,9 @@ _SETTING_LINE = re.compile(rf"^\s*{_SETTING}\s*,?\s*$", re.M)
 def _config_shown(text: str) -> bool:
     """The configuration is in the report: a DeepSpeed JSON, plugin arguments (in code or in
     prose: "LowLevelZeroPlugin ... `cpu_offload=True`"), Megatron flags, a code block introduced
-    as the config, or a block of three or more YAML "key: value" or "key=value" settings."""
-    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text)
+    as the config, three or more settings listed under a "config:" line, or a block of three or
+    more YAML "key: value" or "key=value" settings."""
+    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text) or _CONFIG_LIST.search(text)
                 or _PLUGIN_ARGUMENT.search(text)) or any(
         len(_YAML_LINE.findall(block)) >= 3 or len(_SETTING_LINE.findall(block)) >= 3
         for block in _FENCE.findall(text))

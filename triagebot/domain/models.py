@@ -225,9 +225,13 @@ class Similar(BaseModel):
     title: str
     score: float
     relevance: float = 0.0  # P(same problem), the calibrated link score (engine.relevance)
-    # relevant enough to show the reporter even with no known fix (``reporter_link`` threshold,
-    # the same tracker); otherwise an unresolved link waits in the maintainers' block
+    # an unresolved link shown to the reporter: nearly the same text or a maintainer's
+    # "duplicate of" (``engine.triage.similar_issues``); otherwise it waits in the maintainers'
+    # block
     for_reporter: bool = False
+    # a resolved issue whose fix is below the fixes' own gate: listed with its fix for
+    # maintainers, not offered to the reporter
+    fix_held_back: bool = False
     labels: Labels
     resolution: str
     resolved: bool

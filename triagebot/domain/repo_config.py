@@ -61,10 +61,10 @@ class RepoConfig(BaseModel):
 
     enabled: bool = True
     mode: Literal["suggest", "apply", "off"] = "suggest"
-    # When the bot speaks on an issue (comment and labels): ``useful`` only when something clears
-    # the bar (a stated label, a relevant link, a specific request; ``comment.posting``),
-    # ``always`` on every issue, ``never`` not at all. Every triage is recorded for the review
-    # page either way.
+    # When the bot speaks on an issue: ``useful`` comments only when something for the reporter
+    # clears the bar (a relevant link, a diagnosis, advice, a specific request) and labels when a
+    # label is stated even without a comment (``comment.posting``); ``always`` comments on every
+    # issue, ``never`` neither comments nor labels. Every triage is recorded for the review page.
     comment: Literal["useful", "always", "never"] = "useful"
     label_map: dict[str, str] = Field(default_factory=dict)
     needs_review_label: str = Field(default="triage: needs-review", min_length=1, max_length=MAX_LABEL_CHARS)

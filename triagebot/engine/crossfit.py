@@ -138,29 +138,46 @@ class OutOfFold:
 
     def calibration(self, items: Sequence[IndexedIssue], positions: Sequence[int]) -> Calibration:
         """The record over ``positions`` plus a relevance score fitted on their candidates, with
-        the link outcomes (top links per issue) scored by that model."""
+        the link outcomes (top links per issue) scored by such a model fitted without them."""
         gate = confidence.fit(self.confidence_training(items, positions))
         outcomes = self.outcomes(items, positions, gate)
-        x, y = self.relevance_training(items, positions)
-        model = relevance.fit(x, y)
+        model = relevance.fit(*self.relevance_training(items, positions))
         link_pairs: list[tuple[float, bool]] = []
         fix_pairs: list[tuple[float, bool]] = []
-        for pos in positions:
-            if len(self.candidate_rows[pos]):
-                scores = model.score(self.candidate_rows[pos])
-                shown = [j for j in np.argsort(-scores)
-                         if relevance.linkable(items[pos].repo, items[self.candidates[pos][int(j)][0]],
-                                               self.dists[pos])]
-                for j in shown[: relevance.MAX_LINKS]:
-                    cand = items[self.candidates[pos][int(j)][0]]
-                    pair = (float(scores[j]), relevance.same_problem(items[pos].labels, cand.labels))
-                    link_pairs.append(pair)
-                    if cand.resolved and relevance.fix_fits(cand, self.texts[pos] if self.texts else ""):
-                        fix_pairs.append(pair)
+        # The link record is scored out of fold too: a score fitted on the very pairs it then
+        # scores looks surer than it is (with pairwise products, 119 weights), and the
+        # thresholds read from this record would let worse links through.
+        for group in range(FOLDS):
+            scored = positions[group::FOLDS]
+            held = set(scored)
+            scorer = relevance.fit(*self.relevance_training(
+                items, [p for p in positions if p not in held]))
+            self.link_pairs(items, scored, scorer, link_pairs, fix_pairs)
         outcomes["link"] = Outcomes.of(link_pairs)
         outcomes["fix_link"] = Outcomes.of(fix_pairs)
         return Calibration(outcomes=outcomes, folds=len(self.models), relevance=model,
                            confidence=gate)
+
+    def link_pairs(self, items: Sequence[IndexedIssue], positions: Sequence[int],
+                   model: relevance.RelevanceModel, link_pairs: list[tuple[float, bool]],
+                   fix_pairs: list[tuple[float, bool]]) -> None:
+        """(score, same problem?) of the links ``model`` would show for ``positions``; those
+        offering a fix also go to ``fix_pairs``."""
+        for pos in positions:
+            if len(self.candidate_rows[pos]):
+                scores = model.score(self.candidate_rows[pos])
+                text = self.texts[pos] if self.texts else ""
+                ranked = [items[self.candidates[pos][int(j)][0]] for j in np.argsort(-scores)]
+                ranked_scores = np.sort(scores)[::-1]
+                # what ``triage.similar_issues`` may show: a resolved issue only with its fix
+                shown = [(float(score), cand) for score, cand in zip(ranked_scores, ranked)
+                         if relevance.linkable(items[pos].repo, cand, self.dists[pos])
+                         and (not cand.resolved or relevance.fix_offerable(cand, items[pos].repo, text))]
+                for score, cand in shown[: relevance.MAX_LINKS]:
+                    pair = (score, relevance.same_problem(items[pos].labels, cand.labels))
+                    link_pairs.append(pair)
+                    if cand.resolved:
+                        fix_pairs.append(pair)
 
 
 def out_of_fold(

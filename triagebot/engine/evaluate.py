@@ -186,7 +186,8 @@ def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage
     return {
         "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
         "forced": forced, "similar": [{"repo": s.repo, "number": s.number, "relevance": s.relevance,
-                     "resolved": s.resolved, "for_reporter": s.for_reporter}
+                     "resolved": s.resolved, "for_reporter": s.for_reporter,
+                     "fix_held_back": s.fix_held_back}
                                       for s in triage.similar],
         "missing": [m.key for m in missing.asked_in_comment(triage)], "comment_chars": len(body),
         "comment": body or None,  # what a maintainer would read, for reading a sample by hand
@@ -222,7 +223,8 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
         with_good += any(good)
         with_any += bool(good)
         # links the comment offers as fixes ("How similar issues were fixed"): what a reporter acts on
-        offered = [a for a, s in zip(alike, row["similar"]) if s.get("resolved")]
+        offered = [a for a, s in zip(alike, row["similar"])
+                   if s.get("resolved") and not s.get("fix_held_back")]
         fixes += len(offered)
         fixes_same += sum(offered)
         # related threads shown to the reporter beside what else the comment says

@@ -160,8 +160,7 @@ def predict(
                              # a fix is shown to the reporter: it clears the reporter's bar too
                              # (on the 5-fold backtest the fix record alone offered 11 fixes at
                              # 0.545 the same problem)
-                             fix_threshold=max(thresholds["fix_link"], thresholds["reporter_link"]),
-                             reporter_threshold=thresholds["reporter_link"])
+                             fix_threshold=max(thresholds["fix_link"], thresholds["reporter_link"]))
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
     return Triage(
@@ -265,25 +264,26 @@ def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
     threshold: float, title: str = "", text: str = "", fix_threshold: float = 0.0,
-    reporter_threshold: float = float("inf"),
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
     above the calibrated threshold (or nearly the same text), at most ``relevance.MAX_LINKS``,
     best first; a duplicate is replaced by its original, and each issue appears once. A fix
-    about things the report (``text``) never mentions is not offered (``relevance.fix_fits``).
+    about things the report (``text``) never mentions, or from another tracker, is not offered
+    (``relevance.fix_offerable``).
 
-    A resolved issue is shown with its fix under "How similar issues were fixed", which a
-    reporter acts on; so it must also clear ``fix_threshold``, read off the record of links
-    offered as fixes alone (``fix_link``), which were the same problem less often than links in
-    general (the README's link table). An unresolved link is shown to the reporter (not only to
-    maintainers) when it clears ``reporter_threshold`` or is nearly the same text
-    (``Similar.for_reporter``)."""
+    A resolved issue is offered to the reporter with its fix under "How similar issues were
+    fixed", which a reporter acts on, only when it also clears ``fix_threshold``, read off the
+    record of links offered as fixes alone (``fix_link``); an unresolved one only when it is
+    nearly the same text or a maintainer's "duplicate of" vouches for it
+    (``Similar.for_reporter``). The others are for maintainers (``Similar.fix_held_back``)."""
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
                                         title)
     scores = record.relevance.score(rows)
     shown: list[Similar] = []
     seen: set[tuple[str, int]] = set()
-    for j in np.argsort(-scores, kind="stable"):
+    # nearly the same text first (it vouches for itself), then by relevance
+    near = np.array([cosine >= NEAR_DUPLICATE for _, cosine in hits], dtype=bool)
+    for j in np.lexsort((-scores, ~near)):
         row, cosine = hits[int(j)]
         if len(shown) >= relevance.MAX_LINKS:
             break
@@ -295,20 +295,23 @@ def similar_issues(
             continue
         # a maintainer's "duplicate of" or nearly the same text vouches for the fix on its own
         vouched = item is not hit or cosine >= NEAR_DUPLICATE
-        # a resolved issue whose fix does not clear the fix gate is not linked at all: kept as a
-        # thread without its fix, such links were the same problem 0.37 of the time (99 on the
-        # 5-fold backtest; most of another framework, linkable only for their fix)
-        if not vouched and item.resolved and (
-                scores[j] < fix_threshold or not relevance.fix_fits(item, text)):
+        # A resolved issue whose fix is not offerable (another tracker's, or naming things the
+        # report never mentions: ``relevance.fix_offerable``) is not linked at all: kept as a
+        # thread, such links were the same problem 0.37 of the time (99 on the 5-fold backtest).
+        if not vouched and item.resolved and not relevance.fix_offerable(item, repo, text):
             continue
         if item.key in seen:
             continue
         seen.add(item.key)
-        # the reporter sees threads of their own tracker only: one from another framework that
-        # shares the error's wording was read as misleading (a NeMo version mismatch offered a
-        # DeepSpeed MoE thread)
-        for_reporter = vouched or (scores[j] >= reporter_threshold and relevance.same_tracker(item.repo, repo))
-        shown.append(_similar(item, cosine, repo, float(scores[j]), for_reporter=for_reporter))
+        # The reporter is offered a fix above the fixes' own gate, and shown a thread with no
+        # known fix only when vouched for: above a relevance threshold (0.75 the same problem by
+        # the labels' record, of the reporter's own tracker), 600 threads on the 5-fold backtest
+        # read as the same problem 2 times in 40 and as another problem 18 times (one by one, by
+        # a strict maintainer). The rest, resolved ones with their fix included, are for
+        # maintainers, who weigh them in their block.
+        held_back = item.resolved and not vouched and scores[j] < fix_threshold
+        shown.append(_similar(item, cosine, repo, float(scores[j]), for_reporter=vouched,
+                              fix_held_back=held_back))
     return shown
 
 
@@ -321,11 +324,11 @@ def _original(index: IssueIndex, item: IndexedIssue) -> IndexedIssue:
 
 
 def _similar(item: IndexedIssue, score: float, repo: str, relevance_score: float,
-             for_reporter: bool = False) -> Similar:
+             for_reporter: bool = False, fix_held_back: bool = False) -> Similar:
     return Similar(
         repo=item.repo, number=item.number, url=item.url, title=item.title,
         score=round(float(score), 4), relevance=round(relevance_score, 4), labels=item.labels,
         resolution=item.resolution, resolved=item.resolved, cross_repo=bool(repo) and item.repo != repo,
-        status=item.status, for_reporter=for_reporter,
+        status=item.status, for_reporter=for_reporter, fix_held_back=fix_held_back,
     )
 

@@ -139,7 +139,7 @@ class TriagePlan:
     body: str  # our one comment, edited in place or posted once
     labels: list[str]  # added, and remembered as the bot's
     author_slot: bool = False  # book one of the author's hourly slots first (a first triage)
-    post: bool = True  # False: nothing clears the bar (``comment: useful``); recorded for /review only
+    post: bool = True  # False: no comment (``comment: useful``); labels only, recorded for /review
 
 
 def triage_job(deps: Deps, job: Job) -> str:
@@ -220,10 +220,12 @@ def plan_triage(inputs: TriageInputs, triage: Triage, render: Callable[[Triage],
     issue = inputs.issue
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
     triage = with_corrections(triage, inputs.feedback)
-    if not comment.worth_posting(triage, inputs.config.comment):
-        return TriagePlan(triage=triage, body="", labels=[], author_slot=inputs.stored is None,
+    mode = inputs.config.comment
+    labels = (plan_labels(triage, inputs.config, issue, inputs.feedback, inputs.repo_labels)
+              if comment.worth_labelling(triage, mode) else [])
+    if not comment.worth_posting(triage, mode):
+        return TriagePlan(triage=triage, body="", labels=labels, author_slot=inputs.stored is None,
                           post=False)
-    labels = plan_labels(triage, inputs.config, issue, inputs.feedback, inputs.repo_labels)
     return TriagePlan(triage=triage, body=render(triage), labels=labels,
                       author_slot=inputs.stored is None)
 
@@ -236,9 +238,11 @@ def write_triage(deps: Deps, port: GitHubPort, inputs: TriageInputs, plan: Triag
     if plan.author_slot and not deps.store.take_author_slot(issue.author, issue.repo, issue.number,
                                                             deps.author_limit):
         return f"skipped: author over {deps.author_limit} triages/hour"
-    if not plan.post:  # silent: the triage is kept for the review page, nothing on the issue
+    if not plan.post:  # no comment: the triage is kept for the review page, labels only
+        write_labels(deps, port, issue, plan.labels)
         deps.store.save_triage(plan.triage, issue.author, None)
-        return f"triaged silently: nothing clears the bar (comment: {inputs.config.comment})"
+        return (f"triaged silently: nothing for the reporter clears the bar "
+                f"(comment: {inputs.config.comment}), labels {plan.labels}")
     comment_id = bot_comment.write_comment(deps.store, port, issue, plan.triage, plan.body,
                                            inputs.comment)
     write_labels(deps, port, issue, plan.labels)
