@@ -243,6 +243,7 @@ def test_plain_text_view_follows_the_same_rules() -> None:
     silent = silent.model_copy(update={"root_cause": prediction("R4.5", 0.1, abstained=True),
                                        "missing_info": []})
     assert "would comment (comment: useful): no" in render_text(silent)
+    assert "would label: no" in render_text(silent) and "would label: yes" in text
     assert "Stage:        unsure (best guess Training & Evaluation (S4), 10%)" in render_text(silent)
 
 

@@ -131,13 +131,28 @@ def test_a_relevance_record_of_an_older_index_still_scores_its_plain_weights() -
     assert old.score(np.zeros((1, len(relevance.FEATURES)))).tolist() == [0.5]
 
 
-def test_the_link_record_is_scored_by_relevance_fitted_without_the_issue() -> None:
-    """The link thresholds come from scores of a model that did not see the issue's own
-    candidates: the same pairs scored in sample would look surer than they are."""
+def test_the_link_record_is_scored_by_relevance_fitted_without_the_issue(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link thresholds come from scores of a model that saw neither the issue's own
+    candidates nor any pair with the issue as the candidate: the same pairs scored in sample
+    would look surer than they are."""
     index = hashing_index()
     record = crossfit.out_of_fold(index.items, index.vectors, index.features, index.embedder_name, k=4)
     positions = list(range(len(index.items)))
+    trained: list[tuple[list[int], frozenset[int]]] = []
+    seen_by = record.relevance_training
+
+    def spy(items, used, unseen=frozenset()):  # type: ignore[no-untyped-def]
+        trained.append((list(used), frozenset(unseen)))
+        return seen_by(items, used, unseen)
+
+    monkeypatch.setattr(record, "relevance_training", spy)
     calibration = record.calibration(index.items, positions)
+    groups = [set(positions[g::crossfit.FOLDS]) for g in range(crossfit.FOLDS)]
+    assert len(trained) == 1 + crossfit.FOLDS
+    for group, (used, unseen) in zip(groups, trained[1:]):  # the first fit is the shipped score
+        assert not group & set(used) and unseen == group
+    monkeypatch.undo()
     in_sample: list[tuple[float, bool]] = []
     grouped = [p for g in range(crossfit.FOLDS) for p in positions[g::crossfit.FOLDS]]
     record.link_pairs(index.items, grouped, calibration.relevance, in_sample, [])

@@ -206,7 +206,7 @@ def test_a_near_duplicate_comes_before_better_scored_links() -> None:
     assert [s.number for s in _links(index, hits)] == [104, 103, 101]
 
 
-def test_another_frameworks_issue_is_linked_only_when_nearly_the_same_text() -> None:
+def test_another_frameworks_fix_is_linked_only_when_nearly_the_same_text() -> None:
     index = hashing_index()
     hits = _hits(index, [(("hpcaitech/ColossalAI", 205), 0.95), (("NVIDIA/Megatron-LM", 307), 0.9),
                          ((DS_REPO, 104), 0.8), (("hpcaitech/ColossalAI", 204), 0.7)])
@@ -424,7 +424,7 @@ def test_a_cuda_mismatch_while_building_is_stated_as_a_build_failure(engine: Eng
 
 
 
-def test_a_fix_is_offered_only_where_a_thread_would_be_shown_to_the_reporter() -> None:
+def test_a_fix_is_offered_only_where_it_clears_the_reporters_bar_too() -> None:
     """A fix is read by the reporter: it clears the reporter's bar as well as the fix record's
     (with a reporter record that never vouches, no fix is offered: resolved issues are listed for
     maintainers only)."""

@@ -81,3 +81,19 @@ def test_always_posts_even_an_unsure_triage(rig: Rig) -> None:
 def test_never_stays_silent_even_when_sure(rig: Rig) -> None:
     run(rig, sure_triage(), "comment: never\n")
     assert rig.gh.writes == [] and rig.store.get_triage(REPO, 7) is not None
+
+
+def test_a_comment_already_posted_is_kept_current_when_the_new_triage_would_stay_silent(rig: Rig) -> None:
+    """An edit that leaves nothing for the reporter edits our comment rather than leaving it
+    showing what the bot no longer says."""
+    config = MissingInfo(key="config", description=missing.describe("config", None))
+    run(rig, sure_triage().model_copy(update={"missing_info": [config]}))
+    rig.deps.engine = Fixed(unsure_triage())
+    rig.clock.now += 10
+    rig.deliver("issues", issue_payload("edited", changes={"body": {"from": "old"}}))
+    rig.drain()
+    assert [call for call, _ in rig.gh.writes] == ["create_comment", "add_labels", "edit_comment"]
+    [ours] = rig.gh.bot_comments(REPO, 7)
+    assert "Please add" not in ours.body
+    stored = rig.store.get_triage(REPO, 7)
+    assert stored is not None and stored.comment_id == ours.id

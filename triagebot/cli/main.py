@@ -194,7 +194,7 @@ def triage_json(result: Triage) -> dict[str, Any]:
     out["similar"] = [
         {"repo": s.repo, "number": s.number, "url": s.url, "title": s.title, "score": s.score,
          "labels": s.labels.model_dump(), "resolution": s.resolution, "resolved": s.resolved,
-         "cross_repo": s.cross_repo}
+         "cross_repo": s.cross_repo, "for_reporter": s.for_reporter, "fix_held_back": s.fix_held_back}
         for s in result.similar
     ]
     out["missing_info"] = [m.model_dump() for m in result.missing_info]

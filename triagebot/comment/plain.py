@@ -8,7 +8,7 @@ comment's, and a last line says whether the bot would post at all.
 """
 from __future__ import annotations
 
-from triagebot.comment.posting import worth_posting
+from triagebot.comment.posting import worth_labelling, worth_posting
 from triagebot.comment.sections import (
     asked_missing,
     choice,
@@ -45,9 +45,10 @@ def render_text(triage: Triage) -> str:
                     [missing_plain(m) for m in asked_missing(triage)])
     lines += _block("Evidence:", _evidence(triage))
     lines += _block("Notes:", [sanitize.plain(n, 200) for n in triage.notes[:5]])
-    posted = "yes" if worth_posting(triage) else "no, nothing clears the bar"
+    posted = "yes" if worth_posting(triage) else "no, nothing for the reporter clears the bar"
+    labelled = "yes" if worth_labelling(triage) else "no"
     return "\n".join(lines + ["", f"would comment (comment: useful): {posted}",
-                               f"source: {triage.source}"]) + "\n"
+                               f"would label: {labelled}", f"source: {triage.source}"]) + "\n"
 
 
 def _block(title: str, items: list[str]) -> list[str]:
@@ -71,7 +72,8 @@ def _choice(triage: Triage, dimension: str) -> str:
 
 
 def _similar(similar: Similar) -> str:
-    state = "resolved" if similar.resolved else "no known fix"
+    state = ("resolved, fix for maintainers only" if similar.fix_held_back else "resolved") \
+        if similar.resolved else "no known fix"
     url = sanitize.issue_url(similar.repo, similar.number) or ""
     text = f"{sanitize.plain(similar.repo, 60)} {similar.number} [{state}, {similar.score:.2f}] "
     text += sanitize.plain(similar.title, 100)

@@ -22,7 +22,6 @@ from triagebot.comment.sections import (
     missing_lines,
     similar_line,
     split_similar,
-    states_a_label,
     summary_lines,
     tips,
 )
@@ -37,8 +36,8 @@ MAX_CHARS = 10_000  # well under GitHub's 65,536 (RELIABILITY 39)
 # The length a comment should stay under to be read (#11). Over it, the least useful parts go
 # first, one more at each step: the runner-up labels and the detected environment (both restate
 # what a maintainer sees anyway), evidence quotes beyond one per label, the second tip, the
-# neighbour counts in the evidence, the titles of related issues without a fix, then the titles
-# of the linked fixes (their resolutions always stay whole).
+# neighbour counts in the evidence, the titles of related issues (a fix held back keeps its
+# resolution), then the titles of the fixes offered (their resolutions always stay whole).
 TARGET_CHARS = 1_500
 SHED_ORDER = ("alternatives", "environment", "one_quote", "second_tip", "agreement",
               "related_titles", "short_links")
@@ -121,12 +120,9 @@ def _compose(triage: Triage, allowed: frozenset[str], level: str,
     diagnosed = diagnosis_lines(triage)  # first: what a maintainer would say at a glance
     advice = tips(triage, limit=1 if "second_tip" in shed else 2)
     asked = missing_lines(triage)
-    # Related threads with no known fix show above the fold when they are relevant enough for
-    # the reporter (``Similar.for_reporter``), or when nothing else is there for the reporter
-    # (maintainers read an empty reporter block as noise); the others wait in the details.
+    # Related threads with no known fix show above the fold only when vouched for
+    # (``Similar.for_reporter``); the others, and fixes held back, wait in the details.
     public = [s for s in others if s.for_reporter]
-    if not public and not (offered or advice or asked or diagnosed or states_a_label(triage)):
-        public = [s for s in others if not s.resolved]
     if level == "no_similar":
         offered, public = [], []
     others = [s for s in others if s not in public]

@@ -293,7 +293,8 @@ def _neighbour_agreement(triage: Triage, dimension: str) -> str:
 def details_block(triage: Triage, related: list[Similar], allowed: frozenset[str],
                   shed: frozenset[str] = frozenset()) -> str:
     """The collapsed block for maintainers: the labels the comment states with their evidence,
-    what it held back and why, runner-ups, unresolved links, the environment, how to correct.
+    what it held back and why, runner-ups, the links not shown to the reporter (fixes held back
+    with their resolution, threads without a fix), the environment, how to correct.
     ``shed`` names the parts left out of a comment over its length budget (``alternatives``,
     ``environment``, ``one_quote`` per label, ``agreement``: the neighbour counts,
     ``related_titles``)."""

@@ -629,6 +629,9 @@ _CONFIG_BLOCK = re.compile(r"\bconfig\w*\b[^\n]{0,60}\n\s*```", re.I)
 # config:" then "- distributed_type: DEEPSPEED" ... "- deepspeed_config: {...}"): a strict reader
 # scored the config request on such a report as asking for what it gives.
 _CONFIG_LIST = re.compile(r"\bconfig\w*:[ \t]*\n(?:[ \t]*[-*][ \t]+\w+:[^\n]*\n){3,}", re.I)
+# ... as a config, not a "System config:" list of versions: one of the settings is a launcher's.
+_CONFIG_KEY = re.compile(r"^[ \t]*[-*][ \t]+(?:distributed_type|zero_stage|mixed_precision|num_processes|"
+                         r"\w+_config)[ \t]*:", re.M)
 
 
 # A plugin's argument written next to its name, in prose ("LowLevelZeroPlugin ... together with
@@ -652,7 +655,8 @@ def _config_shown(text: str) -> bool:
     prose: "LowLevelZeroPlugin ... `cpu_offload=True`"), Megatron flags, a code block introduced
     as the config, three or more settings listed under a "config:" line, or a block of three or
     more YAML "key: value" or "key=value" settings."""
-    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text) or _CONFIG_LIST.search(text)
+    listed = any(_CONFIG_KEY.search(m.group(0)) for m in _CONFIG_LIST.finditer(text))
+    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text) or listed
                 or _PLUGIN_ARGUMENT.search(text)) or any(
         len(_YAML_LINE.findall(block)) >= 3 or len(_SETTING_LINE.findall(block)) >= 3
         for block in _FENCE.findall(text))

@@ -124,12 +124,16 @@ class OutOfFold:
                     pairs.setdefault(dim, []).append((choice.confidence, choice.id == truth))
         return {dim: Outcomes.of(p) for dim, p in pairs.items()}
 
-    def relevance_training(self, items: Sequence[IndexedIssue],
-                           positions: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """Candidate rows of ``positions`` and whether each candidate is the same problem."""
+    def relevance_training(self, items: Sequence[IndexedIssue], positions: Sequence[int],
+                           unseen: frozenset[int] = frozenset()) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate rows of ``positions`` and whether each candidate is the same problem;
+        without the pairs whose candidate is ``unseen`` (the same pair, seen from the other
+        side, would tell the score the answer for an issue it is to be judged on)."""
         rows, labels = [], []
         for pos in positions:
             for (cand, _), row in zip(self.candidates[pos], self.candidate_rows[pos]):
+                if cand in unseen:
+                    continue
                 rows.append(row)
                 labels.append(relevance.same_problem(items[pos].labels, items[cand].labels))
         if not rows:
@@ -149,9 +153,9 @@ class OutOfFold:
         # thresholds read from this record would let worse links through.
         for group in range(FOLDS):
             scored = positions[group::FOLDS]
-            held = set(scored)
+            held = frozenset(scored)
             scorer = relevance.fit(*self.relevance_training(
-                items, [p for p in positions if p not in held]))
+                items, [p for p in positions if p not in held], unseen=held))
             self.link_pairs(items, scored, scorer, link_pairs, fix_pairs)
         outcomes["link"] = Outcomes.of(link_pairs)
         outcomes["fix_link"] = Outcomes.of(fix_pairs)
@@ -167,12 +171,15 @@ class OutOfFold:
             if len(self.candidate_rows[pos]):
                 scores = model.score(self.candidate_rows[pos])
                 text = self.texts[pos] if self.texts else ""
-                ranked = [items[self.candidates[pos][int(j)][0]] for j in np.argsort(-scores)]
-                ranked_scores = np.sort(scores)[::-1]
-                # what ``triage.similar_issues`` may show: a resolved issue only with its fix
-                shown = [(float(score), cand) for score, cand in zip(ranked_scores, ranked)
-                         if relevance.linkable(items[pos].repo, cand, self.dists[pos])
-                         and (not cand.resolved or relevance.fix_offerable(cand, items[pos].repo, text))]
+                candidates = self.candidates[pos]
+                order = relevance.link_order(scores, [cosine for _, cosine in candidates])
+                # what ``triage.similar_issues`` may show: a resolved issue only with its fix,
+                # unless nearly the same text vouches for it
+                shown = [(float(scores[j]), cand) for j in order
+                         if relevance.linkable(items[pos].repo, cand := items[candidates[j][0]],
+                                               self.dists[pos])
+                         and (not cand.resolved or candidates[j][1] >= relevance.NEAR_DUPLICATE
+                              or relevance.fix_offerable(cand, items[pos].repo, text))]
                 for score, cand in shown[: relevance.MAX_LINKS]:
                     pair = (score, relevance.same_problem(items[pos].labels, cand.labels))
                     link_pairs.append(pair)

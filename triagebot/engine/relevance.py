@@ -67,6 +67,7 @@ class RelevanceModel(BaseModel):
         if rows.size == 0:
             return np.zeros(0)
         if rows.shape[1] != len(FEATURES) or len(self.mean) not in (0, rows.shape[1]) \
+                or len(self.scale) != len(self.mean) \
                 or self.inputs(rows[:1]).shape[1] != len(self.weights):
             # a record fitted on another feature list (an index built by an older version):
             # no score is trustworthy, so nothing is linked until `triagebot index build`
@@ -82,6 +83,20 @@ def with_products(x: np.ndarray) -> np.ndarray:
     """``x`` followed by the product of every pair of its columns (squares included)."""
     i, j = np.triu_indices(x.shape[1])
     return np.hstack([x, x[:, i] * x[:, j]])
+
+
+# A neighbour whose text is nearly the same report is linked whatever its relevance score: the
+# score is trained on pairs of distinct reports, which are almost never this close, and a
+# near-duplicate is the most useful link a reporter can get.
+NEAR_DUPLICATE = 0.85
+
+
+def link_order(scores: np.ndarray, cosines: Sequence[float]) -> np.ndarray:
+    """Candidates in the order links are taken: nearly the same text first (it vouches for
+    itself; the pairwise score could push it out of the few links), then by relevance, ties in
+    the search's order. The service and the calibration record take links in this one order."""
+    near = np.asarray([cosine >= NEAR_DUPLICATE for cosine in cosines], dtype=bool)
+    return np.lexsort((-np.asarray(scores), ~near))
 
 
 SURE, UNLIKELY = 0.8, 0.05  # a belief this firm rules out a neighbour this improbable

@@ -157,9 +157,9 @@ def predict(
     # (``crossfit``): a name that occurs only in a pasted pip list is not the reporter's problem
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"], issue.title, analysed.words,
-                             # a fix is shown to the reporter: it clears the reporter's bar too
-                             # (on the 5-fold backtest the fix record alone offered 11 fixes at
-                             # 0.545 the same problem)
+                             # a fix is shown to the reporter: it clears the reporter's bar
+                             # (``reporter_link``, asked of the links' record) as well as the
+                             # fixes' own (``fix_link``), whichever is higher
                              fix_threshold=max(thresholds["fix_link"], thresholds["reporter_link"]))
     stage = preds["stage"]
     distributed = preds["distributed_specific"].id == "yes"
@@ -254,10 +254,7 @@ def _name(dimension: str, label_id: str) -> str:
     return taxonomy.name(dimension, label_id)
 
 
-# A neighbour whose text is nearly the same report is linked whatever its relevance score: the
-# score is trained on pairs of distinct reports, which are almost never this close, and a
-# near-duplicate is the most useful link a reporter can get.
-NEAR_DUPLICATE = 0.85
+NEAR_DUPLICATE = relevance.NEAR_DUPLICATE
 
 
 def similar_issues(
@@ -281,9 +278,7 @@ def similar_issues(
     scores = record.relevance.score(rows)
     shown: list[Similar] = []
     seen: set[tuple[str, int]] = set()
-    # nearly the same text first (it vouches for itself), then by relevance
-    near = np.array([cosine >= NEAR_DUPLICATE for _, cosine in hits], dtype=bool)
-    for j in np.lexsort((-scores, ~near)):
+    for j in relevance.link_order(scores, [cosine for _, cosine in hits]):
         row, cosine = hits[int(j)]
         if len(shown) >= relevance.MAX_LINKS:
             break

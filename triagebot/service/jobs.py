@@ -223,7 +223,9 @@ def plan_triage(inputs: TriageInputs, triage: Triage, render: Callable[[Triage],
     mode = inputs.config.comment
     labels = (plan_labels(triage, inputs.config, issue, inputs.feedback, inputs.repo_labels)
               if comment.worth_labelling(triage, mode) else [])
-    if not comment.worth_posting(triage, mode):
+    # A comment already on the issue is kept current even when the new triage would not earn
+    # one: left as it was, it would go on showing what the bot no longer says.
+    if not comment.worth_posting(triage, mode) and inputs.comment.id is None:
         return TriagePlan(triage=triage, body="", labels=labels, author_slot=inputs.stored is None,
                           post=False)
     return TriagePlan(triage=triage, body=render(triage), labels=labels,
