@@ -629,3 +629,18 @@ def test_the_cuda_versions_are_recorded_for_maintainers_but_never_asked() -> Non
     (review page, backtest ``missing_info``), the comment does not ask it."""
     assert "cuda" in _keys("The op fails to compile with nvcc", "S1", False)
     assert "cuda" not in _asked(["versions", "cuda", "traceback"], stage="S1", symptom="1.1")
+
+
+def test_megatron_versions_leave_out_transformer_engine_when_the_report_says_it_is_not_installed() -> None:
+    """Asking for the version of a package the report says is missing was read as not having
+    read the report."""
+    def versions(text: str) -> str:
+        items = missing.missing_info(text, extract(text), "S3", False, framework="megatron")
+        return next(item.description for item in items if item.key == "versions")
+
+    assert "Transformer Engine" in versions("The GPT example fails to start.")
+    for missing_te in ("transformer_engine is not installed on my machine; the GPT example fails.",
+                       "ModuleNotFoundError: No module named 'transformer_engine'"):
+        said = versions(missing_te)
+        assert said == missing.MEGATRON_VERSIONS_WITHOUT_TE and missing.is_template(
+            missing.MissingInfo(key="versions", description=said))

@@ -65,6 +65,12 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
 LEGACY_TORCH_LAUNCH = "The exact python -m torch.distributed.launch command with its node arguments."
 # "with several ranks" asked of a single-GPU run or of a build was read as not having read it
 ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
+# Megatron's versions without Transformer Engine's, for a report saying TE is not installed:
+# asking for its version was read as not having read the report (maintainers' reads M and N).
+MEGATRON_VERSIONS_WITHOUT_TE = ("The Megatron-LM commit or release and the PyTorch and CUDA "
+                                "versions (or the NGC container tag).")
+_TE_MISSING = re.compile(r"No module named '?transformer_engine|transformer[ _-]?engine\W{0,3}"
+                         r"(?:is |was )?not (?:installed|available|found)|\bTE is not installed", re.I)
 _TORCH_RELEASE = re.compile(r"(?<![\w/.-])(?:torch|pytorch|pt)(?:[-_ ]?version)?[\s:=`'\"*(-]{0,4}v?(\d+)\.(\d+)",
                             re.I)
 
@@ -391,6 +397,8 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
                 description = LEGACY_TORCH_LAUNCH
             if key == "traceback" and (not distributed or stage == "S1"):
                 description = ONE_PROCESS_TRACEBACK
+            if key == "versions" and own == "megatron" and _TE_MISSING.search(text):
+                description = MEGATRON_VERSIONS_WITHOUT_TE
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
@@ -609,7 +617,8 @@ def is_template(item: MissingInfo) -> bool:
     if item.key in symptom_requests.KEYS:
         return item.description in symptom_requests.all_descriptions()
     return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
-            or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK))
+            or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK,
+                                    MEGATRON_VERSIONS_WITHOUT_TE))
 
 
 def _error_without_trace(text: str) -> bool:
