@@ -211,7 +211,7 @@ def test_eval_predictions_backtest_writes_what_the_comment_would_state(capsys, m
     assert len(rows) == len(records())
     keys = {"stage", "symptom", "root_cause", "fix_pattern", "distributed_specific", "is_bug"}
     for row in rows:
-        assert set(row) == {"repo", "number", "posted", "stated", "forced", "similar", "missing",
+        assert set(row) == {"repo", "number", "posted", "labelled", "stated", "forced", "similar", "missing",
                             "comment_chars", "comment"}
         assert (row["comment"] is None) == (row["comment_chars"] == 0)
         assert set(row["stated"]) == set(row["forced"]) == keys

@@ -77,6 +77,7 @@ def test_eval_predictions_hold_what_the_service_would_post(capsys: pytest.Captur
     for record, row in zip(records(), rows):
         triage = engine.triage(record)
         assert row["posted"] == comment.worth_posting(triage, "useful")
+        assert row["labelled"] == comment.worth_labelling(triage, "useful")  # what the job labels
         assert row["comment_chars"] == (len(comment.render(triage, allowed_repos=allowed)) if row["posted"] else 0)
         assert row["stated"] == {dim: triage.stated(dim) for dim in DIMS}
         assert row["missing"] == [m.key for m in missing.asked_in_comment(triage)]

@@ -319,7 +319,8 @@ def format_report(result: dict) -> str:  # type: ignore[type-arg]
                          f"{links['related_for_reporter_same_problem']:.3f} the same problem, "
                          f"{links['related_for_reporter_same_symptom']:.3f} the same symptom")
         lines.append(f"  posted on {stated['posted']['share']:.3f} of issues, "
-                     f"median comment {stated['posted']['median_chars']} chars")
+                     f"median comment {stated['posted']['median_chars']} chars; labelled without "
+                     f"a comment {stated['posted'].get('labelled_silently', 0.0):.3f}")
     if "llm" in result:
         llm = result["llm"]
         lines.append(f"llm: {llm['calls']} calls, {llm['cache_hits']} cache hits, "

@@ -183,8 +183,11 @@ def backtest_row(record: LabelledIssue, triage: Triage, render: Callable[[Triage
         stated[dim] = triage.stated(dim)  # the comment's own definition
     posted = (worth_posting or posting.worth_posting)(triage)
     body = render(triage) if (render and posted) else ""
+    # labels go on the issue with the comment, and on a silent issue where a label is stated
+    labelled = posted or posting.worth_labelling(triage)
     return {
-        "repo": record.repo, "number": record.number, "posted": posted, "stated": stated,
+        "repo": record.repo, "number": record.number, "posted": posted, "labelled": labelled,
+        "stated": stated,
         "forced": forced, "similar": [{"repo": s.repo, "number": s.number, "relevance": s.relevance,
                      "resolved": s.resolved, "for_reporter": s.for_reporter,
                      "fix_held_back": s.fix_held_back}
@@ -245,8 +248,10 @@ def stated_summary(rows: Sequence[dict[str, Any]], records: Sequence[LabelledIss
                     "related_for_reporter_same_symptom": _share(reporter_symptom, for_reporter)}
     posted = [row for row in rows if row["posted"]]
     chars = sorted(row["comment_chars"] for row in posted if row["comment_chars"])
+    silent_labelled = sum(1 for row in rows if row.get("labelled") and not row["posted"])
     out["posted"] = {"share": round(len(posted) / max(1, len(rows)), 4),
-                     "median_chars": chars[len(chars) // 2] if chars else 0}
+                     "median_chars": chars[len(chars) // 2] if chars else 0,
+                     "labelled_silently": round(silent_labelled / max(1, len(rows)), 4)}
     return out
 
 
