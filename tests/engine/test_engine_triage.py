@@ -15,7 +15,6 @@ from triagebot.engine.classify import Choice, decide, mix
 from triagebot.engine.embed import HashingEmbedder
 from triagebot.engine.index import IndexError_
 from triagebot.engine.triage import (
-    NEAR_DUPLICATE,
     READS_AS_NO_BUG_WITHHELD,
     Engine,
     _prediction,
@@ -167,7 +166,7 @@ def test_a_thread_is_shown_to_the_reporter_only_when_vouched_for() -> None:
     links = similar_issues(index, hits, DS_REPO, {}, np.zeros(index.n_features, np.float32),
                            index.calibration, 0.5, fix_threshold=0.5)
     assert {s.number: s.for_reporter for s in links} == {104: False}
-    near = similar_issues(index, _hits(index, [((DS_REPO, 104), NEAR_DUPLICATE)]), DS_REPO, {},
+    near = similar_issues(index, _hits(index, [((DS_REPO, 104), relevance.NEAR_DUPLICATE)]), DS_REPO, {},
                           np.zeros(index.n_features, np.float32), index.calibration, 0.5)
     assert {s.number: s.for_reporter for s in near} == {104: True}
 
@@ -201,7 +200,7 @@ def test_a_near_duplicate_comes_before_better_scored_links() -> None:
     calibration = index.calibration.model_copy(update={"relevance": relevance.RelevanceModel(
         weights=[-8.0] + [0.0] * (len(relevance.FEATURES) - 1), bias=4.0)})  # prefers far ones
     index.calibration = calibration
-    hits = _hits(index, [((DS_REPO, 104), NEAR_DUPLICATE), ((DS_REPO, 105), 0.3), ((DS_REPO, 101), 0.2),
+    hits = _hits(index, [((DS_REPO, 104), relevance.NEAR_DUPLICATE), ((DS_REPO, 105), 0.3), ((DS_REPO, 101), 0.2),
                          ((DS_REPO, 103), 0.1)])
     assert [s.number for s in _links(index, hits)] == [104, 103, 101]
 
@@ -213,7 +212,7 @@ def test_another_frameworks_fix_is_linked_only_when_nearly_the_same_text() -> No
     # 205 and 307 are unresolved threads of other frameworks; 104 is unresolved but DeepSpeed's;
     # 204 is another framework's fix
     assert [s.number for s in _links(index, hits)] == [104]
-    near = _hits(index, [(("hpcaitech/ColossalAI", 204), NEAR_DUPLICATE)])
+    near = _hits(index, [(("hpcaitech/ColossalAI", 204), relevance.NEAR_DUPLICATE)])
     assert [s.number for s in _links(index, near)] == [204]
 
 
@@ -437,6 +436,6 @@ def test_a_fix_is_offered_only_where_it_clears_the_reporters_bar_too() -> None:
     reports = [Issue(repo=r.repo, title=r.title, body=r.title) for r in records()]  # like them, unseen
     def fixes(engine: Engine) -> list[Similar]:  # a near-duplicate vouches for its fix anyway
         return [s for issue in reports for s in engine.triage(issue).similar
-                if s.resolved and not s.fix_held_back and s.score < NEAR_DUPLICATE]
+                if s.resolved and not s.fix_held_back and s.score < relevance.NEAR_DUPLICATE]
 
     assert fixes(offering) and not fixes(withholding)

@@ -45,7 +45,7 @@ def worth_labelling(triage: Triage, mode: CommentMode = "useful") -> bool:
     its 3 zeros), so a stated label alone no longer earns a comment, only the label."""
     if mode == "never":
         return False
-    return worth_posting(triage, mode) or states_a_label(triage)
+    return states_a_label(triage) or worth_posting(triage, mode)
 
 
 def posting_reasons(triage: Triage) -> list[str]:

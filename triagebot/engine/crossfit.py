@@ -173,13 +173,12 @@ class OutOfFold:
                 text = self.texts[pos] if self.texts else ""
                 candidates = self.candidates[pos]
                 order = relevance.link_order(scores, [cosine for _, cosine in candidates])
-                # what ``triage.similar_issues`` may show: a resolved issue only with its fix,
-                # unless nearly the same text vouches for it
-                shown = [(float(scores[j]), cand) for j in order
-                         if relevance.linkable(items[pos].repo, cand := items[candidates[j][0]],
-                                               self.dists[pos])
-                         and (not cand.resolved or candidates[j][1] >= relevance.NEAR_DUPLICATE
-                              or relevance.fix_offerable(cand, items[pos].repo, text))]
+                shown: list[tuple[float, IndexedIssue]] = []
+                for j in order:  # what ``triage.similar_issues`` may show
+                    cand, cosine = candidates[j]
+                    if relevance.showable(items[pos].repo, items[cand], self.dists[pos], text,
+                                          vouched=cosine >= relevance.NEAR_DUPLICATE):
+                        shown.append((float(scores[j]), items[cand]))
                 for score, cand in shown[: relevance.MAX_LINKS]:
                     pair = (score, relevance.same_problem(items[pos].labels, cand.labels))
                     link_pairs.append(pair)

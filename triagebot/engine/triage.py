@@ -254,9 +254,6 @@ def _name(dimension: str, label_id: str) -> str:
     return taxonomy.name(dimension, label_id)
 
 
-NEAR_DUPLICATE = relevance.NEAR_DUPLICATE
-
-
 def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
@@ -282,18 +279,13 @@ def similar_issues(
         row, cosine = hits[int(j)]
         if len(shown) >= relevance.MAX_LINKS:
             break
-        if scores[j] < threshold and cosine < NEAR_DUPLICATE:
+        if scores[j] < threshold and cosine < relevance.NEAR_DUPLICATE:
             continue
         hit = index.items[row]
         item = _original(index, hit)
-        if not relevance.linkable(repo, item, dists):
-            continue
         # a maintainer's "duplicate of" or nearly the same text vouches for the fix on its own
-        vouched = item is not hit or cosine >= NEAR_DUPLICATE
-        # A resolved issue whose fix is not offerable (another tracker's, or naming things the
-        # report never mentions: ``relevance.fix_offerable``) is not linked at all: kept as a
-        # thread, such links were the same problem 0.37 of the time (99 on the 5-fold backtest).
-        if not vouched and item.resolved and not relevance.fix_offerable(item, repo, text):
+        vouched = item is not hit or cosine >= relevance.NEAR_DUPLICATE
+        if not relevance.showable(repo, item, dists, text, vouched):
             continue
         if item.key in seen:
             continue

@@ -221,11 +221,12 @@ def plan_triage(inputs: TriageInputs, triage: Triage, render: Callable[[Triage],
     triage = triage.model_copy(update={"repo": issue.repo, "number": issue.number})
     triage = with_corrections(triage, inputs.feedback)
     mode = inputs.config.comment
+    post = comment.worth_posting(triage, mode)
     labels = (plan_labels(triage, inputs.config, issue, inputs.feedback, inputs.repo_labels)
-              if comment.worth_labelling(triage, mode) else [])
+              if post or comment.worth_labelling(triage, mode) else [])
     # A comment already on the issue is kept current even when the new triage would not earn
     # one: left as it was, it would go on showing what the bot no longer says.
-    if not comment.worth_posting(triage, mode) and inputs.comment.id is None:
+    if not post and inputs.comment.id is None:
         return TriagePlan(triage=triage, body="", labels=labels, author_slot=inputs.stored is None,
                           post=False)
     return TriagePlan(triage=triage, body=render(triage), labels=labels,
