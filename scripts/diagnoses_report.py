@@ -104,13 +104,51 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
         "right", "resolution: heads must be divisible by the tensor parallel size"),
     ("not_divisible", "hpcaitech/ColossalAI#6202"): (
         "right", "resolution: pick tp/pp sizes whose product divides the world size"),
+    ("libaio_missing", "deepspeedai/DeepSpeed#1401"): (
+        "right", "unresolved; DeepSpeed's refusal itself under DS_BUILD_OPS=1, labels R1.3 "
+                 "(a missing dependency)"),
+    ("libaio_missing", "deepspeedai/DeepSpeed#3211"): (
+        "right", "resolution: build with DS_BUILD_AIO=0 when libaio is unavailable"),
+    ("libaio_missing", "deepspeedai/DeepSpeed#4179"): (
+        "right", "unresolved; Windows, DS_BUILD_OPS=1 and no libaio: the build's own message "
+                 "says to disable the op with DS_BUILD_AIO=0"),
+    ("libaio_missing", "deepspeedai/DeepSpeed#4968"): (
+        "right", "unresolved; the same refusal under DS_BUILD_OPS=1, labels R1.3 (a missing "
+                 "dependency)"),
+    ("cpu_adam_not_built", "deepspeedai/DeepSpeed#1846"): (
+        "right", "resolution: reinstall so that the CPU Adam extension builds and loads"),
+    ("cpu_adam_not_built", "deepspeedai/DeepSpeed#5071"): (
+        "right", "unresolved; the real error is the earlier 'optimizer got an empty parameter "
+                 "list', as the diagnosis says"),
+    ("nccl_no_interface", "NVIDIA-NeMo/Speech#15019"): (
+        "right", "unresolved; NCCL's own 'no socket interface found' on a multi-node run, labels "
+                 "R2.3 (network configuration)"),
+    ("shared_memory", "pytorch/pytorch#37004"): (
+        "right", "resolution: make /dev/shm writable so NCCL creates its segments"),
+    ("rendezvous_timeout", "deepspeedai/DeepSpeed#1814"): (
+        "right", "resolution: ranks were slow building the model in CPU memory; lighter init "
+                 "(zero.Init), one of the causes the diagnosis names"),
+    **{("colossalai_kernels", f"hpcaitech/ColossalAI#{n}"): (
+        "right", "unresolved; a colossalai._C kernel module missing, labels S1 and R1.3 (a "
+                 "missing component) where known") for n in (2743, 3040, 4327, 5409)},
+    ("deepspeed_slot", "deepspeedai/DeepSpeed#5818"): (
+        "right", "resolution: unset CUDA_VISIBLE_DEVICES and pass --include localhost:<ids>"),
+    ("deepspeed_slot", "deepspeedai/DeepSpeed#7155"): (
+        "right", "unresolved; SLURM's GPU ids 4-7 exported as CUDA_VISIBLE_DEVICES, the same "
+                 "refusal"),
+    ("zero_dp_size_changed", "deepspeedai/DeepSpeed#3810"): (
+        "right", "resolution: resharding was not supported; consolidate with zero_to_fp32"),
+    ("sigbus", "deepspeedai/DeepSpeed#4002"): (
+        "right", "resolution: a larger --shm-size for the Docker container"),
+    ("sigbus", "deepspeedai/DeepSpeed#2897"): (
+        "unverified", "no confirmed fix (activation memory suspected); labels R4.5/F5, a "
+                      "constrained resource"),
+    ("sigbus", "deepspeedai/DeepSpeed#3603"): (
+        "unverified", "unresolved; no traceback, the same -7"),
 }
 
 # Tried and dropped, with the reason (measured with this script's --candidates).
 CANDIDATES: dict[str, tuple[str, str]] = {
-    "torch_six": (r"torch\._six", "0 matches"),
-    "glibcxx": (r"GLIBCXX_3\.4\.\d+'? not found", "0 matches"),
-    "ninja": (r"ninja: build stopped|Ninja is required", "0 matches"),
     "undefined_symbol_any": (r"undefined symbol", "3 of 6: curand symbols were a link bug of "
                              "the op itself, one TensorFlow nightly broke Horovod's symbols"),
     "module_has_no_attribute": (r"module '[\w.]+' has no attribute", "about 4 of 7: bugs in "

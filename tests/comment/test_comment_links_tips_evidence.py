@@ -25,6 +25,7 @@ NOT_FIXED = [
     "ends without a fix.",
     "The reporter mentions a workaround written up in an external blog post, but its content is not "
     "in the thread.",
+    "No confirmed fix; maintainers suggested reducing activation memory.",
 ]
 
 

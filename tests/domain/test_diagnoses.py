@@ -91,6 +91,145 @@ LOGS = {
         "[2024-05-01 10:11:12,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess "
         "1234\n[2024-05-01 10:11:12,001] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/"
         "python', '-u', 'train.py', '--local_rank=0'] exits with return code = -9"),
+    "msvc_missing": (
+        "pip install deepspeed fails on Windows",
+        "      building 'deepspeed.ops.adam.cpu_adam_op' extension\n"
+        "      error: Microsoft Visual C++ 14.0 or greater is required. Get it with \"Microsoft "
+        "C++ Build Tools\": https://visualstudio.microsoft.com/visual-cpp-build-tools/\n"
+        "      [end of output]"),
+    "ninja_missing": (
+        "fused_adam cannot be loaded",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/utils/cpp_extension.py\", line "
+        "1894, in verify_ninja_availability\n    raise RuntimeError(\"Ninja is required to load "
+        "C++ extensions\")\nRuntimeError: Ninja is required to load C++ extensions"),
+    "unsupported_arch": (
+        "[BUG] DS_BUILD_OPS=1 install fails",
+        "      [1/3] /usr/local/cuda/bin/nvcc -DTORCH_EXTENSION_NAME=fused_adam -gencode="
+        "arch=compute_90,code=sm_90 -c multi_tensor_adam.cu -o multi_tensor_adam.cuda.o\n"
+        "      nvcc fatal   : Unsupported gpu architecture 'compute_90'\n"
+        "      ninja: build stopped: subcommand failed."),
+    "libaio_missing": (
+        "[BUG] installing from source fails",
+        "      DS_BUILD_OPS=1\n"
+        "       [WARNING]  async_io requires the dev libaio .so object and headers but these "
+        "were not found.\n"
+        "       [WARNING]  One can disable async_io with DS_BUILD_AIO=0\n"
+        "       [ERROR]  Unable to pre-compile async_io\n      [end of output]"),
+    "glibcxx": (
+        "cpu_adam import error",
+        "ImportError: /home/u/miniconda3/envs/ds/bin/../lib/libstdc++.so.6: version "
+        "`GLIBCXX_3.4.30' not found (required by /home/u/.cache/torch_extensions/py310_cu118/"
+        "cpu_adam/cpu_adam.so)"),
+    "cuda_library_missing": (
+        "import fails after install",
+        "  File \"/usr/lib/python3.10/importlib/__init__.py\", line 126, in import_module\n"
+        "    return _bootstrap._gcd_import(name[level:], package, level)\n"
+        "ImportError: libcudart.so.11.0: cannot open shared object file: No such file or "
+        "directory"),
+    "torch_six": (
+        "pretrain_gpt.py fails to start",
+        "  File \"/workspace/Megatron-LM/megatron/model/module.py\", line 8, in <module>\n"
+        "    from torch._six import inf\nModuleNotFoundError: No module named 'torch._six'"),
+    "numpy_alias": (
+        "preprocess_data.py crashes",
+        "  File \"/workspace/megatron/data/indexed_dataset.py\", line 101, in <module>\n"
+        "    6: np.float,\n  File \"/usr/local/lib/python3.10/dist-packages/numpy/__init__.py"
+        "\", line 305, in __getattr__\n    raise AttributeError(__former_attrs__[attr])\n"
+        "AttributeError: module 'numpy' has no attribute 'float'.\n`np.float` was a deprecated "
+        "alias for the builtin `float`."),
+    "numpy2_abi": (
+        "import deepspeed warns and fails",
+        "A module that was compiled using NumPy 1.x cannot be run in\nNumPy 2.0.0 as it may "
+        "crash. To support both 1.x and 2.x\nversions of NumPy, modules must be compiled with "
+        "NumPy 2.0."),
+    "apex_extensions": (
+        "Megatron training fails at import",
+        "  File \"/workspace/megatron/optimizer/__init__.py\", line 4, in <module>\n"
+        "    from apex.optimizers import FusedAdam as Adam\n  File \"/usr/local/lib/python3.10/"
+        "dist-packages/apex/optimizers/fused_adam.py\", line 18, in __init__\n"
+        "    import amp_C\nModuleNotFoundError: No module named 'amp_C'"),
+    "cpu_adam_not_built": (
+        "Exception ignored with offload",
+        "Exception ignored in: <function DeepSpeedCPUAdam.__del__ at 0x7f2c1c2b3d90>\n"
+        "Traceback (most recent call last):\n  File \"/opt/conda/lib/python3.10/site-packages/"
+        "deepspeed/ops/adam/cpu_adam.py\", line 102, in __del__\n"
+        "    self.ds_opt_adam.destroy_adam(self.opt_id)\n"
+        "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'"),
+    "no_kernel_image": (
+        "inference fails on my GPU",
+        "RuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+        "stacktrace below might be incorrect."),
+    "needs_ampere": (
+        "training with flash attention on V100",
+        "  File \"/opt/conda/lib/python3.10/site-packages/flash_attn/flash_attn_interface.py\","
+        " line 51, in _flash_attn_forward\nRuntimeError: FlashAttention only supports Ampere "
+        "GPUs or newer."),
+    "deepspeed_slot": (
+        "deepspeed ignores my GPU choice",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/launcher/runner.py\", line "
+        "300, in parse_inclusion_exclusion\n    raise ValueError(f\"No slot '{slot}' specified on "
+        "host '{hostname}'\")\nValueError: No slot '2' specified on host 'localhost'"),
+    "invalid_ordinal": (
+        "torchrun with 8 processes fails",
+        "Traceback (most recent call last):\n  File \"train.py\", line 40, in <module>\n"
+        "    torch.cuda.set_device(args.local_rank)\nRuntimeError: CUDA error: invalid device "
+        "ordinal\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."),
+    "nccl_no_interface": (
+        "multi-node init fails",
+        "node1:1234:1234 [0] NCCL INFO NCCL_SOCKET_IFNAME set to eth0\n"
+        "node1:1234:1234 [0] NCCL INFO Bootstrap : no socket interface found\n"
+        "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, internal "
+        "error, NCCL version 2.7.8"),
+    "shared_memory": (
+        "NCCL error in a container",
+        "node08:27106:27302 [0] include/shm.h:28 NCCL WARN Error while creating shared memory "
+        "segment /dev/shm/nccl-9Wz3Ur (size 9637888)\n"
+        "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, "
+        "unhandled system error, NCCL version 2.14.3"),
+    "rendezvous_timeout": (
+        "multi-node job never starts",
+        "RuntimeError: Timed out initializing process group in store based barrier on rank: 0, "
+        "for key: store_based_barrier_key:1 (world_size=16, worker_count=8, timeout=0:30:00)"),
+    "fork_cuda": (
+        "DataLoader workers crash",
+        "RuntimeError: Caught RuntimeError in DataLoader worker process 0.\n"
+        "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+        "multiprocessing, you must use the 'spawn' start method"),
+    "loss_scale_minimum": (
+        "fp16 training stops",
+        "[2024-02-01 10:00:00,000] [INFO] [loss_scaler.py:183:update_scale] [deepspeed] "
+        "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1\n"
+        "Exception: Current loss scale already at minimum - cannot decrease scale anymore. "
+        "Exiting run."),
+    "colossalai_kernels": (
+        "[BUG]: examples fail with HybridAdam",
+        "  File \"/opt/conda/lib/python3.10/site-packages/colossalai/kernel/op_builder/builder.py"
+        "\", line 119, in load\n    op_module = importlib.import_module(self.prebuilt_import_path)"
+        "\nModuleNotFoundError: No module named 'colossalai._C.cpu_adam'"),
+    "no_gpu_visible": (
+        "torchrun fails in the container",
+        "  File \"/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py\", line 302, in "
+        "_lazy_init\n    torch._C._cuda_init()\nRuntimeError: No CUDA GPUs are available"),
+    "driver_too_old": (
+        "import fails with the new torch",
+        "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). "
+        "Please update your GPU driver by downloading and installing a new version from the URL"),
+    "collective_mismatch": (
+        "DDP hangs then errors with debug on",
+        "RuntimeError: Detected mismatch between collectives on ranks. Rank 0 is running "
+        "collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[1024]), but Rank 1 "
+        "is running collective: CollectiveFingerPrint(OpType=BROADCAST)."),
+    "zero_dp_size_changed": (
+        "resuming on more nodes fails",
+        "deepspeed.runtime.zero.utils.ZeRORuntimeException: The checkpoint being loaded used a "
+        "DP world size of 32 but the current world size is 128. Automatic adjustment of ZeRO's "
+        "optimizer state partitioning with a new world size is not currently supported."),
+    "sigbus": (
+        "fine-tuning dies without a traceback",
+        "[2024-01-05 10:00:00,000] [INFO] [launch.py:315:sigkill_handler] Killing subprocess "
+        "4242\n[2024-01-05 10:00:00,100] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/"
+        "python', '-u', 'train.py', '--local_rank=3'] exits with return code = -7"),
     "not_divisible": (
         "pretrain_gpt assertion",
         "  File \"/workspace/megatron/core/utils.py\", line 31, in ensure_divisibility\n"
@@ -99,6 +238,43 @@ LOGS = {
 }
 
 NEAR_MISSES = {
+    "colossalai_kernels": "ModuleNotFoundError: No module named 'colossalai.kernel.op_builder'",
+    "no_gpu_visible": "torch.cuda.is_available() is True, but the GPUs are slow.",
+    "driver_too_old": "nvidia-smi shows driver 535.104 and CUDA 12.2; training hangs.",
+    "collective_mismatch": "I suspect a mismatch between the ranks' batch sizes; the loss differs.",
+    "zero_dp_size_changed": "I resumed my checkpoint with a different world size and the loss jumped.",
+    "sigbus": "exits with return code = -70 after the evaluation step",
+    # a compiler found, another build error
+    "msvc_missing": "error: command 'C:\\\\Program Files\\\\cl.exe' failed with exit code 2",
+    # Ninja present: a compile step failed under it
+    "ninja_missing": "ninja: build stopped: subcommand failed.\nRuntimeError: Error building "
+                     "extension 'fused_adam'",
+    "unsupported_arch": "nvcc fatal   : Value 'c++17' is not defined for option 'std'",
+    # the warning every ds_report prints on a machine without libaio, on a hang report
+    "libaio_missing": " [WARNING]  async_io requires the dev libaio .so object and headers but "
+                      "these were not found.\nasync_io ............... [NO] ....... [NO]\n"
+                      "Training hangs at step 0 on 2 nodes.",
+    "glibcxx": "ImportError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found",
+    "cuda_library_missing": "OSError: libmpi.so.40: cannot open shared object file: No such "
+                            "file or directory",
+    "torch_six": "ModuleNotFoundError: No module named 'torch.distributed.fsdp'",
+    "numpy_alias": "AttributeError: module 'numpy' has no attribute 'float8_e4m3'",
+    "numpy2_abi": "numpy 2.0.1 is installed and training runs, but the loss is NaN.",
+    "apex_extensions": "ModuleNotFoundError: No module named 'apex'",
+    "cpu_adam_not_built": "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'param_groups'",
+    "no_kernel_image": "RuntimeError: CUDA error: device-side assert triggered",
+    "needs_ampere": "I train in bf16 on A100s with FlashAttention 2 and the loss diverges.",
+    "invalid_ordinal": "RuntimeError: CUDA error: invalid device function",
+    "deepspeed_slot": "ValueError: No hostfile found and no slots specified; using local GPUs",
+    "nccl_no_interface": "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\nthe run hangs "
+                         "after init",
+    # a bus error alone: shared memory is one cause among several
+    "shared_memory": "Bus error (core dumped)\nrun in a container",
+    "rendezvous_timeout": "[Rank 0] Watchdog caught collective operation timeout: "
+                          "WorkNCCL(SeqNum=3, OpType=BROADCAST, Timeout(ms)=1800000)",
+    "fork_cuda": "RuntimeError: DataLoader worker (pid 123) is killed by signal: Killed.",
+    "loss_scale_minimum": "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: "
+                          "65536, reducing to 32768",
     # the warning DeepSpeed prints when it accepts the pair: the build goes on
     "cuda_mismatch": "Installed CUDA version 12.3 does not match the version torch was compiled "
                      "with 12.1 but since the APIs are compatible, accepting this combination",

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from support.engine import DS_REPO, deepspeed_issue, hashing_index, permissive_calibration, records, write_index
-from triagebot.domain import taxonomy
+from triagebot.domain import diagnoses, taxonomy
 from triagebot.domain.models import Issue, Similar, Triage
 from triagebot.engine import relevance
 from triagebot.engine.classify import Choice, decide, mix
@@ -434,8 +434,9 @@ def test_a_fix_is_offered_only_where_it_clears_the_reporters_bar_too() -> None:
     offering = Engine(hashing_index(calibration=permissive_calibration(GATE)), HashingEmbedder())
     withholding = Engine(hashing_index(calibration=strict), HashingEmbedder())
     reports = [Issue(repo=r.repo, title=r.title, body=r.title) for r in records()]  # like them, unseen
-    def fixes(engine: Engine) -> list[Similar]:  # a near-duplicate vouches for its fix anyway
-        return [s for issue in reports for s in engine.triage(issue).similar
-                if s.resolved and not s.fix_held_back and s.score < relevance.NEAR_DUPLICATE]
+    def fixes(engine: Engine) -> list[Similar]:  # a near-duplicate or the same error vouches
+        return [s for issue in reports for s in engine.triage(issue).similar  # for its fix anyway
+                if s.resolved and not s.fix_held_back and s.score < relevance.NEAR_DUPLICATE
+                and set(diagnoses.signatures(issue.title)).isdisjoint(diagnoses.signatures(s.title))]
 
     assert fixes(offering) and not fixes(withholding)

@@ -4,6 +4,7 @@ malformed record fails loudly at the edge instead of deep inside the pipeline.""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -17,6 +18,7 @@ MAX_BODY_CHARS = 262_144  # GitHub caps bodies at 65,536 chars; we accept more f
 # models, so "unresolved in the excerpt" or "No real answer; ..." mean the same as "unresolved".
 UNKNOWN_RESOLUTION_PREFIXES = (
     "unresolved", "no real answer", "no answer", "no resolution", "unknown", "n/a", "not resolved",
+    "no confirmed fix", "no fix",  # DeepSpeed#2897's: a suspicion, read as harm under "fixed"
 )
 
 
@@ -114,6 +116,9 @@ class IndexedIssue(BaseModel):
     owner: str = ""
     installation_id: int | None = None
     shared_with: SharedWith = "repository"
+    # ids of the diagnoses (``domain/diagnoses.signatures``) whose error its report showed: ids
+    # of our table, never the report's words; a report with the same error links to it
+    diagnoses: tuple[str, ...] = ()
 
     @model_validator(mode="after")
     def _owner_from_repo(self) -> IndexedIssue:
@@ -144,7 +149,8 @@ class LabelledIssue(Issue):
     close_reason: CloseReason = "unknown"
     visibility: Visibility = "public"  # a record from a private tracker says so; it then stays home
 
-    def to_indexed(self, status: LabelStatus = "confirmed") -> IndexedIssue:
+    def to_indexed(self, status: LabelStatus = "confirmed",
+                   signatures: Sequence[str] = ()) -> IndexedIssue:
         return IndexedIssue(
             repo=self.repo,
             number=self.number,
@@ -157,6 +163,7 @@ class LabelledIssue(Issue):
             resolution=self.resolution,
             status=status,
             visibility=self.visibility,
+            diagnoses=tuple(signatures),
         )
 
 

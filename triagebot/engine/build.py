@@ -30,7 +30,8 @@ def build_index(
     analysed = analyse_many(records, embedder)
     vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
     index = IssueIndex(embedder.name, embedder.dim, len(rules.FEATURE_NAMES))
-    index.add([r.to_indexed(status) for r in records], vectors, features)
+    index.add([r.to_indexed(status, a.signatures) for r, a in zip(records, analysed)], vectors,
+              features)
     elapsed = time.perf_counter() - start
     if len(records) >= MIN_CALIBRATION:
         index.calibration = calibrate(index, fold_vectors, parts, [a.words for a in analysed])

@@ -132,7 +132,7 @@ def cross_validate(
         embedder = NoVectors(fold_vectors[0].shape[1], embedder.name)
     analysed = analyse_many(list(records), embedder)
     vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
-    items = [r.to_indexed() for r in records]
+    items = [r.to_indexed(signatures=a.signatures) for r, a in zip(records, analysed)]
     record = crossfit.out_of_fold(items, vectors, features, embedder.name, k,
                                   fold_vectors=fold_vectors, progress=progress, parts=parts,
                                   texts=[a.words for a in analysed])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -91,12 +91,29 @@ def with_products(x: np.ndarray) -> np.ndarray:
 NEAR_DUPLICATE = 0.85
 
 
-def link_order(scores: np.ndarray, cosines: Sequence[float]) -> np.ndarray:
-    """Candidates in the order links are taken: nearly the same text first (it vouches for
-    itself; the pairwise score could push it out of the few links), then by relevance, ties in
-    the search's order. The service and the calibration record take links in this one order."""
-    near = np.asarray([cosine >= NEAR_DUPLICATE for cosine in cosines], dtype=bool)
-    return np.lexsort((-np.asarray(scores), ~near))
+def link_order(scores: np.ndarray, vouched: Sequence[bool]) -> np.ndarray:
+    """Candidates in the order links are taken: those vouched for first (``vouches``: nearly
+    the same text or the same error; the pairwise score could push them out of the few links),
+    then by relevance, ties in the search's order. The service and the calibration record take
+    links in this one order."""
+    return np.lexsort((-np.asarray(scores), ~np.asarray(vouched, dtype=bool)))
+
+
+def same_error(signatures: Collection[str], item: IndexedIssue) -> bool:
+    """Whether ``item``'s report showed an error the new report shows too, of those that mean
+    the same problem wherever they occur (``diagnoses.signatures``: DeepSpeed refusing to build
+    ``async_io``, a port already in use at the rendezvous). Read from the texts, not the labels:
+    a mechanism, not a resemblance."""
+    return bool(signatures) and not set(signatures).isdisjoint(item.diagnoses)
+
+
+def vouches(cosine: float, signatures: Collection[str], item: IndexedIssue, repo: str) -> bool:
+    """A link that vouches for itself, whatever its relevance score: nearly the same text, or the
+    same error in the reporter's own tracker (``same_error``; another tracker's fix for it names
+    another launcher's flags). Its fix may be offered and its thread shown to the reporter (a
+    maintainer's "duplicate of" vouches too; the service knows it, the record has none)."""
+    return cosine >= NEAR_DUPLICATE or (same_error(signatures, item)
+                                        and same_tracker(item.repo, repo))
 
 
 SURE, UNLIKELY = 0.8, 0.05  # a belief this firm rules out a neighbour this improbable

@@ -6,6 +6,7 @@ offline answer but never replaces the checks around it."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -157,6 +158,7 @@ def predict(
     # (``crossfit``): a name that occurs only in a pasted pip list is not the reporter's problem
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"], issue.title, analysed.words,
+                             signatures=analysed.signatures,
                              # a fix is shown to the reporter: it clears the reporter's bar
                              # (``reporter_link``, asked of the links' record) as well as the
                              # fixes' own (``fix_link``), whichever is higher
@@ -258,9 +260,11 @@ def similar_issues(
     index: IssueIndex, hits: list[tuple[int, float]], repo: str,
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
     threshold: float, title: str = "", text: str = "", fix_threshold: float = 0.0,
+    signatures: Sequence[str] = (),
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
-    above the calibrated threshold (or nearly the same text), at most ``relevance.MAX_LINKS``,
+    above the calibrated threshold (or vouched for: nearly the same text, or the same error as
+    the report's ``signatures``, ``relevance.vouches``), at most ``relevance.MAX_LINKS``,
     best first; a duplicate is replaced by its original, and each issue appears once. A fix
     about things the report (``text``) never mentions, or from another tracker, is not offered
     (``relevance.fix_offerable``).
@@ -273,18 +277,21 @@ def similar_issues(
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
                                         title)
     scores = record.relevance.score(rows)
+    self_vouched = [relevance.vouches(cosine, signatures, index.items[row], repo)
+                    for row, cosine in hits]
     shown: list[Similar] = []
     seen: set[tuple[str, int]] = set()
-    for j in relevance.link_order(scores, [cosine for _, cosine in hits]):
+    for j in relevance.link_order(scores, self_vouched):
         row, cosine = hits[int(j)]
         if len(shown) >= relevance.MAX_LINKS:
             break
-        if scores[j] < threshold and cosine < relevance.NEAR_DUPLICATE:
+        if scores[j] < threshold and not self_vouched[j]:
             continue
         hit = index.items[row]
         item = _original(index, hit)
-        # a maintainer's "duplicate of" or nearly the same text vouches for the fix on its own
-        vouched = item is not hit or cosine >= relevance.NEAR_DUPLICATE
+        # a maintainer's "duplicate of", nearly the same text or the same error vouches for the
+        # fix on its own
+        vouched = item is not hit or self_vouched[j]
         if not relevance.showable(repo, item, dists, text, vouched):
             continue
         if item.key in seen:

@@ -13,7 +13,7 @@ import fcntl
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -265,11 +265,12 @@ def embedded(embedder: Embedder, entries: list[ClosedEntry]) -> tuple[list[Index
     ready for ``IssueIndex.add``: computed before a writer takes the index lock, so nobody waits
     on the model while it is held."""
     issues = [e.issue.to_issue() for e in entries]
-    vectors, features = stack(analyse_many(issues, embedder), len(rules.FEATURE_NAMES))
-    return [indexed_item(e) for e in entries], vectors, features
+    analysed = analyse_many(issues, embedder)
+    vectors, features = stack(analysed, len(rules.FEATURE_NAMES))
+    return [indexed_item(e, a.signatures) for e, a in zip(entries, analysed)], vectors, features
 
 
-def indexed_item(entry: ClosedEntry) -> IndexedIssue:
+def indexed_item(entry: ClosedEntry, signatures: Sequence[str] = ()) -> IndexedIssue:
     issue = entry.issue
     return IndexedIssue(
         repo=issue.repo, number=issue.number, url=issue.url, title=issue.title[:MAX_TITLE_CHARS],
@@ -277,7 +278,7 @@ def indexed_item(entry: ClosedEntry) -> IndexedIssue:
         is_bug=entry.is_bug, resolution=entry.resolution, status=entry.status,
         duplicate_of=entry.duplicate_of, visibility=entry.access.visibility,
         owner=entry.access.owner, installation_id=entry.access.installation_id,
-        shared_with=entry.access.shared_with)
+        shared_with=entry.access.shared_with, diagnoses=tuple(signatures))
 
 
 def add_closed_issue(index: IssueIndex, embedder: Embedder, issue_state: IssueState,
