@@ -136,6 +136,12 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("deepspeed_slot", "deepspeedai/DeepSpeed#7155"): (
         "right", "unresolved; SLURM's GPU ids 4-7 exported as CUDA_VISIBLE_DEVICES, the same "
                  "refusal"),
+    ("nccl_header_missing", "horovod/horovod#3378"): (
+        "right", "resolution: installed the NCCL build for the CUDA release; then it compiled"),
+    ("nccl_header_missing", "horovod/horovod#3924"): (
+        "right", "unresolved; the title's missing nccl.h, labels R1.3 (a missing dependency)"),
+    ("nccl_too_old", "horovod/horovod#3791"): (
+        "right", "unresolved; the API NCCL 2.4 added is missing at compile time, labels R1.1"),
     ("zero_dp_size_changed", "deepspeedai/DeepSpeed#3810"): (
         "right", "resolution: resharding was not supported; consolidate with zero_to_fp32"),
     ("sigbus", "deepspeedai/DeepSpeed#4002"): (

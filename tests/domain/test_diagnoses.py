@@ -115,6 +115,15 @@ LOGS = {
         "were not found.\n"
         "       [WARNING]  One can disable async_io with DS_BUILD_AIO=0\n"
         "       [ERROR]  Unable to pre-compile async_io\n      [end of output]"),
+    "nccl_header_missing": (
+        "pip install horovod fails",
+        "    In file included from horovod/common/operations.cc:63:\n"
+        "    horovod/common/ops/nccl_operations.h:22:10: fatal error: nccl.h: No such file or "
+        "directory\n       22 | #include <nccl.h>\n    compilation terminated."),
+    "nccl_too_old": (
+        "horovod build error",
+        "    horovod/common/ops/nccl_operations.cc:210:22: error: 'ncclCommGetAsyncError' was not "
+        "declared in this scope\n    error: command 'gcc' failed with exit status 1"),
     "glibcxx": (
         "cpu_adam import error",
         "ImportError: /home/u/miniconda3/envs/ds/bin/../lib/libstdc++.so.6: version "
@@ -255,6 +264,8 @@ NEAR_MISSES = {
                       "these were not found.\nasync_io ............... [NO] ....... [NO]\n"
                       "Training hangs at step 0 on 2 nodes.",
     "glibcxx": "ImportError: /lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.32' not found",
+    "nccl_header_missing": "NCCL INFO NCCL version 2.18.1 found nccl.h in /usr/include",
+    "nccl_too_old": "I read that ncclCommGetAsyncError is used to detect failed communicators.",
     "cuda_library_missing": "OSError: libmpi.so.40: cannot open shared object file: No such "
                             "file or directory",
     "torch_six": "ModuleNotFoundError: No module named 'torch.distributed.fsdp'",
@@ -308,6 +319,45 @@ NEAR_MISSES = {
 def test_each_signature_is_recognised_in_a_long_messy_log(diagnosis_id: str) -> None:
     title, log = LOGS[diagnosis_id]
     assert ids(report(title, log)) == [diagnosis_id]
+
+
+OTHER_SPELLINGS = [
+    ("ninja_missing", "[WARNING] Unable to JIT load the fused_adam op due to ninja not being "
+                      "installed."),
+    ("libaio_missing", "[WARNING] Unable to JIT load the async_io op due to it not being "
+                       "compatible due to hardware/software issue."),
+    ("libaio_missing", "Installing deepspeed 0.11.0 on Ubuntu fails with an async_io error"),
+    ("sigbus", "root:failed (exitcode: -7) local_rank: 0 (pid: 40) of binary: /usr/bin/python\n"
+               "  exitcode  : -7 (pid: 40)\n  error_file: <N/A>\n  traceback : Signal 7 (SIGBUS) "
+               "received by PID 40"),
+    ("sigkill", "  exitcode  : -9 (pid: 41)\n  traceback : Signal 9 (SIGKILL) received by PID 41"),
+]
+NOT_THESE = [
+    # NVMe offload failing at run time: the op built and loaded
+    "ZeRO-Infinity NVMe offload: async_io error while swapping in tensors at step 300",
+    # the GPU's on-chip shared memory, not /dev/shm
+    "The kernel fails with insufficient shared memory per block on my V100.",
+    # NCCL_COMM_ID's subnet, not a missing interface
+    "NCCL WARN NET/Socket : No usable listening interface found",
+]
+
+
+@pytest.mark.parametrize(("diagnosis_id", "log"), OTHER_SPELLINGS)
+def test_other_spellings_of_the_same_error_are_recognised(diagnosis_id: str, log: str) -> None:
+    assert ids(report("It fails", log)) == [diagnosis_id]
+
+
+@pytest.mark.parametrize("text", NOT_THESE)
+def test_what_only_reads_like_a_kept_error_is_not_diagnosed(text: str) -> None:
+    assert ids(report("It fails", text)) == []
+
+
+def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
+    """``same_problem`` is opt-in: a kill by signal or an ABI mismatch has causes that vary."""
+    linking = {d.id for d in diagnoses.DIAGNOSES if d.same_problem}
+    assert {"libaio_missing", "port_in_use", "cuda_mismatch"} <= linking
+    assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
+                          "cpu_adam_not_built", "loss_scale_minimum", "not_divisible"}
 
 
 @pytest.mark.parametrize("diagnosis_id", sorted(NEAR_MISSES))

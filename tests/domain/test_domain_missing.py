@@ -554,6 +554,16 @@ def test_a_log_the_reporter_says_is_attached_is_not_asked_for_again() -> None:
     assert "traceback" in _keys("Multi-node training fails with NCCL errors between the nodes.", "S2", True)
 
 
+def test_a_log_file_uploaded_to_the_issue_counts_as_the_traceback() -> None:
+    """Megatron-LM#1576: "[run.log](https://github.com/user-attachments/files/20204314/run.log)"."""
+    for link in ("[run.log](https://github.com/user-attachments/files/20204314/run.log)",
+                 "https://github.com/horovod/horovod/files/3312345/err.txt"):
+        text = f"Text generation fails with an error on 4 nodes.\n{link}"
+        assert "traceback" not in _keys(text, "S5", True), link
+    image = "Text generation fails with an error.\n![x](https://github.com/user-attachments/assets/1.png)"
+    assert "traceback" in _keys(image, "S5", True)
+
+
 def test_a_failing_colossalai_check_is_not_asked_for_its_own_output() -> None:
     text = "Error from colossalai check\nRunning the colossalai check gives me an error."
     items = missing.missing_info(text, extract(text), "S1", False, framework="colossalai")

@@ -294,6 +294,10 @@ def test_an_import_from_a_package_whose_version_is_given_is_not_asked_for_pip_li
     assert "pip_list" not in asked(moved, "S1", "1.2", framework="colossalai", distributed=False)
     listed = "ModuleNotFoundError: No module named 'megatron.training'\nInstalled packages (excerpt): ..."
     assert "pip_list" not in asked(listed, "S1", "1.2", framework="megatron", distributed=False)
+    # Horovod's template: the framework is MXNet, with its version (horovod#1016)
+    mxnet = ("AttributeError: module 'horovod.mxnet' has no attribute 'DistributedTrainer'\n"
+             "1. Framework: MXNet\n2. Framework version: 1.5.0\n3. Horovod version: 0.16.1")
+    assert "pip_list" not in asked(mxnet, "S1", "1.2", framework="horovod", distributed=False)
     # a compiled extension the install may have skipped: the install is what to look at
     kernel = "ModuleNotFoundError: No module named 'colossalai._C.fused_optim'\ncolossalai 0.2.8"
     assert "pip_list" in asked(kernel, "S1", "1.2", framework="colossalai", distributed=False)

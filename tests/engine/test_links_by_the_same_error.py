@@ -91,11 +91,50 @@ def test_signatures_are_every_same_problem_diagnosis_in_table_order() -> None:
     assert diagnoses.signatures("") == ()
 
 
-def test_vouched_links_come_first_then_by_score() -> None:
+def test_nearly_the_same_text_comes_first_then_the_same_error_then_the_score() -> None:
     import numpy as np
 
-    order = relevance.link_order(np.array([0.9, 0.1, 0.5]), [False, True, False])
-    assert order.tolist() == [1, 0, 2]
+    ranks = [relevance.UNVOUCHED, relevance.SAME_ERROR, relevance.NEARLY_THE_SAME,
+             relevance.UNVOUCHED]
+    order = relevance.link_order(np.array([0.95, 0.5, 0.2, 0.4]), ranks)
+    assert order.tolist() == [2, 1, 0, 3]
+
+
+def test_the_same_error_ranks_below_nearly_the_same_text_and_only_in_the_same_tracker() -> None:
+    item = index_of(RECORDS).items[0]  # DeepSpeed#3211, async_io
+    assert relevance.vouch_rank(0.9, ("libaio_missing",), item, DS) == relevance.NEARLY_THE_SAME
+    assert relevance.vouch_rank(0.3, ("libaio_missing",), item, DS) == relevance.SAME_ERROR
+    assert relevance.vouch_rank(0.3, ("libaio_missing",), item, "horovod/horovod") == \
+        relevance.UNVOUCHED
+    assert relevance.vouch_rank(0.3, ("port_in_use",), item, DS) == relevance.UNVOUCHED
+
+
+def test_a_same_error_link_still_obeys_what_may_be_linked_at_all() -> None:
+    """``linkable``: a title that says nothing ("[BUG]") is never linked, vouched or not."""
+    bare = [record(DS, 3211, "[BUG]", f"DS_BUILD_OPS=1\n{AIO}\n"), *RECORDS[1:]]
+    engine = Engine(index_of(bare), HashingEmbedder())
+    report = Issue(repo=DS, title="Installing breaks", body=f"```\n{AIO}\n```")
+    assert engine.triage(report).similar == []
+
+
+def test_the_links_record_takes_the_same_error_first_as_the_service_does() -> None:
+    """``crossfit.OutOfFold.link_pairs`` orders and filters candidates with ``vouch_rank`` too."""
+    from triagebot.engine import crossfit
+
+    # the report and its look-alikes share every word but the error; the same error reads apart
+    words = "pip install deepspeed from source on ubuntu with torch fails"
+    recs = [record(DS, 1, "pip install deepspeed fails", f"{words}\n{AIO}\n")]
+    recs += [record(DS, n, f"unrelated {n}", f"zz{n} qq{n}\n{AIO}\n") for n in range(2, 4)]
+    recs += [record(DS, 100 + n, f"pip install deepspeed {n}", words, OTHER, "unresolved")
+             for n in range(12)]
+    index = index_of(recs)
+    record_ = crossfit.out_of_fold(index.items, index.vectors, index.features, "hash", k=3)
+    low = RelevanceModel(weights=[0.0] * len(relevance.FEATURES), bias=-9.0)
+    pairs: list[tuple[float, bool]] = []
+    record_.link_pairs(index.items, [0], low, pairs, [])
+    nearest = record_.candidates[0][0][0]
+    assert not index.items[nearest].diagnoses  # by the text alone a look-alike comes first
+    assert pairs and pairs[0][1]  # the same-error candidate is the first link all the same
 
 
 def test_an_index_written_before_signatures_existed_loads_with_none(tmp_path: Path) -> None:

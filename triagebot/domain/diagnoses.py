@@ -31,6 +31,9 @@ ninja_missing         0        -      (certain: "Ninja is required")
 unsupported_arch      0        -      (certain: nvcc names the architecture it refuses)
 libaio_missing        4        4      S1 4/4, 1.1 4/4 -> stated (1 confirmed by the resolution,
                                        3 by DeepSpeed's own refusal of the op)
+nccl_header_missing   2        2      S1 2/2, 1.1 2/2 (1 resolved by the NCCL build for the CUDA
+                                       release, 1 unresolved with R1.3, a missing dependency)
+nccl_too_old          1        1      S1, 1.1, R1.1 (unresolved; the 2.4 API, labels R1.1)
 torch_abi             2        2      S1 2/2
 glibcxx               0        -      (certain: the loader names the missing runtime version)
 cuda_library_missing  0        -      (certain: the loader names the missing CUDA library)
@@ -108,10 +111,11 @@ class Diagnosis:
     ``implies``: the taxonomy ids the mechanism implies (what the report script measures);
     ``states``: the dimensions whose implied id may be stated when the classifier does not
     state it, only those measured >= 0.9 over >= 3 matched issues. ``moot``: the requests
-    (``missing`` keys) the diagnosis makes pointless. ``same_problem``: whether two reports
-    showing this error are the same problem (``signatures``); not for an error whose cause
-    varies (another name not importable, a size not divisible, an error hiding an earlier
-    one)."""
+    (``missing`` keys) the diagnosis makes pointless. ``same_problem``: two reports showing
+    this error are the same problem with the same fix, so one links the other (``signatures``).
+    Opt-in, for errors that name what to change (a port in use, a header not found, a removed
+    API); not for those whose causes vary (a kill by signal, an ABI mismatch of either side,
+    ZeRO-3's partitioned weights at any stage, a diverging loss, an error hiding another)."""
 
     id: str
     pattern: re.Pattern[str]
@@ -122,7 +126,7 @@ class Diagnosis:
     implies: Mapping[str, str] = field(default_factory=dict)
     states: frozenset[str] = frozenset()
     moot: frozenset[str] = frozenset()
-    same_problem: bool = True
+    same_problem: bool = False
 
 
 def _re(pattern: str, flags: int = re.I) -> re.Pattern[str]:
@@ -151,6 +155,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "build again.",
         implies={"stage": "S1", "root_cause": "R1.1", "fix_pattern": "F2"},
         moot=_BUILD_ANSWERED,
+        same_problem=True,
     ),
     Diagnosis(
         "cuda_toolkit_missing",
@@ -163,6 +168,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "and set `CUDA_HOME` to its directory (the one holding `bin/nvcc`), then build again.",
         implies={"stage": "S1", "root_cause": "R1.4", "fix_pattern": "F1"},
         moot=_BUILD_ANSWERED,
+        same_problem=True,
     ),
     # The rest of the build's refusals name what is missing in the message itself.
     Diagnosis(
@@ -173,16 +179,18 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "again from a shell where `cl.exe` is found (the \"x64 Native Tools Command Prompt\").",
         implies={"stage": "S1"},
         moot=_BUILD_ANSWERED,
+        same_problem=True,
     ),
     Diagnosis(
         "ninja_missing",
         _re(r"Ninja is required to load C\+\+ extensions|\bninja: (?:command )?not found"
-            rf"|No module named {_Q}ninja{_Q}"),
+            rf"|No module named {_Q}ninja{_Q}|due to ninja not being installed"),
         "PyTorch compiles C++/CUDA extensions with Ninja, and it was not found in this "
         "environment. Install it there (`pip install ninja`), check that `ninja --version` "
         "runs in the same environment, then build again.",
         implies={"stage": "S1"},
         moot=_BUILD_ANSWERED,
+        same_problem=True,
     ),
     Diagnosis(
         "unsupported_arch",
@@ -194,15 +202,18 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "A100, `9.0` for H100), then build again.",
         implies={"stage": "S1"},
         moot=frozenset({"build_log", "traceback", "repro"}),
+        same_problem=True,
     ),
-    # DeepSpeed's own refusal, the header missing at compile time, or a title that names it.
+    # DeepSpeed's own refusal (at build or JIT load), the header missing at compile time, or a
+    # title that names it with an install or build.
     # Not the ds_report warning about libaio, which every machine without libaio prints
     # whatever its problem is (2 such shared issues: a hang, an inference bug), nor Windows's
     # "cannot open input file 'aio.lib'", a probe the build prints and goes past.
     Diagnosis(
         "libaio_missing",
-        _re(rf"Unable to pre-?compile {_Q}async_io{_Q}|\blibaio\.h:? No such file"
-            rf"|\basync_io{_Q}?[^\n]{{0,20}}(?:\berror\b|can'?t be (?:pre-?)?compiled)"),
+        _re(rf"Unable to (?:pre-?compile|JIT load the) {_Q}async_io{_Q}|\blibaio\.h:? No such file"
+            rf"|\basync_io{_Q}? can'?t be (?:pre-?)?compiled"
+            rf"|\b(?:install|build|pre-?compil)\w*[^\n]{{0,60}}\basync_io{_Q}?[^\n]{{0,20}}\berror\b"),
         "The `async_io` op (used for NVMe offload) needs libaio's development files, and the "
         "build did not find them. Install them (`libaio-dev` on Debian/Ubuntu, `libaio-devel` "
         "on RHEL/Fedora); if libaio is installed elsewhere (conda, from source), point "
@@ -211,6 +222,32 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S1", "symptom": "1.1"},
         states=frozenset({"stage", "symptom"}),
         moot=frozenset({"build_log", "traceback", "repro", "config"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "nccl_header_missing",
+        _re(r"\bnccl\.h:? No such file or directory"),
+        "The compiler did not find NCCL's header `nccl.h`: NCCL's development files are not "
+        "installed, or the build looks in another directory. Install them for your CUDA "
+        "version (`libnccl-dev` from NVIDIA's repository on Debian/Ubuntu) and point the build "
+        "at that NCCL (for Horovod, `HOROVOD_NCCL_HOME`, or `HOROVOD_NCCL_INCLUDE` and "
+        "`HOROVOD_NCCL_LIB`).",
+        implies={"stage": "S1", "symptom": "1.1"},
+        moot=frozenset({"traceback", "repro", "config", "hardware", "launcher_command"}),
+        same_problem=True,
+    ),
+    # ncclCommGetAsyncError arrived in NCCL 2.4.
+    Diagnosis(
+        "nccl_too_old",
+        _re(rf"{_Q}ncclCommGetAsyncError{_Q} (?:was not declared|is undefined)"
+            rf"|undefined (?:symbol|reference to):? {_Q}ncclCommGetAsyncError"),
+        "The code is built against an NCCL older than it needs (`ncclCommGetAsyncError` came "
+        "with NCCL 2.4): the build found an old NCCL's header or library first. Install a "
+        "recent NCCL for your CUDA version and point the build at it (for Horovod, "
+        "`HOROVOD_NCCL_HOME`), removing or bypassing the old one.",
+        implies={"stage": "S1", "symptom": "1.1", "root_cause": "R1.1"},
+        moot=frozenset({"traceback", "repro", "config", "hardware", "launcher_command"}),
+        same_problem=True,
     ),
     # Mangled names of PyTorch's C++ namespaces (c10, at, torch). Other undefined symbols were
     # tried and dropped: curand ones were a link bug of the op itself, TensorFlow ones (Horovod)
@@ -229,10 +266,10 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "glibcxx",
         _re(rf"(?:GLIBCXX_3\.4\.\d+|CXXABI_1\.3\.\d+){_Q}? not found"),
         "A compiled library needs a newer C++ runtime (`libstdc++`) than the one that was "
-        "loaded: usually a conda environment's older `libstdc++` is found before the system's, "
-        "or the package was built with a newer compiler than this system's. Update the "
-        "environment's runtime (`conda install -c conda-forge libstdcxx-ng`), put the newer "
-        "one first on `LD_LIBRARY_PATH`, or build the package with this system's compiler.",
+        "loaded: it was built with a newer compiler than the runtime found first (the "
+        "system's, or an older one in a conda environment). Load a newer `libstdc++` first "
+        "(`conda install -c conda-forge libstdcxx-ng` in a conda environment, or its directory "
+        "first on `LD_LIBRARY_PATH`), or build the package with this system's compiler.",
         implies={"stage": "S1"},
         moot=frozenset({"build_log", "traceback", "repro", "config", "hardware"}),
     ),
@@ -247,6 +284,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "to `LD_LIBRARY_PATH`.",
         implies={"stage": "S1"},
         moot=frozenset({"build_log", "repro", "config", "hardware"}),
+        same_problem=True,
     ),
     # "from partially initialized module" is a circular import (often a local file named like
     # the package), not another release.
@@ -267,7 +305,6 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S1", "symptom": "1.2", "root_cause": "R1.1", "fix_pattern": "F2"},
         states=frozenset({"stage", "root_cause", "fix_pattern"}),
         moot=frozenset({"cuda", "hardware", "launcher_command"}),
-        same_problem=False,
     ),
     Diagnosis(
         "torch_six",
@@ -277,6 +314,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "PyTorch 2), or use a PyTorch 1.x release with this version of it.",
         implies={"stage": "S1", "root_cause": "R1.1", "fix_pattern": "F2"},
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
     ),
     Diagnosis(
         "numpy_alias",
@@ -288,6 +326,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "(`float`, `int`, `bool`, `object`) instead.",
         implies={"stage": "S1", "root_cause": "R1.1", "fix_pattern": "F2"},
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
     ),
     Diagnosis(
         "numpy2_abi",
@@ -297,17 +336,19 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "NumPy 2.",
         implies={"stage": "S1", "root_cause": "R1.1", "fix_pattern": "F2"},
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
     ),
     # Both names are built only with Apex's CUDA extensions; "apex" on PyPI is another project.
     Diagnosis(
         "apex_extensions",
         _re(rf"No module named {_Q}(?:amp_C|fused_layer_norm_cuda){_Q}"),
-        "Apex is installed without its compiled CUDA extensions (`amp_C`, "
-        "`fused_layer_norm_cuda`): it was installed with a plain `pip install apex` (another "
-        "project on PyPI) or built without them. Build Apex from its source with the C++ and "
-        "CUDA extensions, as its README shows, or turn off the options that use them.",
+        "Apex's compiled CUDA extensions (`amp_C`, `fused_layer_norm_cuda`) are not installed: "
+        "Apex is missing, was installed with a plain `pip install apex` (another project on "
+        "PyPI), or was built without them. Build Apex from its source with the C++ and CUDA "
+        "extensions, as its README shows, or turn off the options that use them.",
         implies={"stage": "S1"},
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
     ),
     # Only the compiled ``_C`` modules: ``colossalai.kernel.op_builder`` missing is another
     # release's layout (1 shared issue), not an unbuilt kernel.
@@ -320,6 +361,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "the same variable with `pip install .`), with a CUDA toolkit matching PyTorch's.",
         implies={"stage": "S1", "symptom": "1.2"},
         moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
     ),
     # DeepSpeedCPUAdam's destructor reads ``ds_opt_adam``, which is never set when the
     # constructor failed: the op did not build or load, or an earlier error (an empty
@@ -333,7 +375,6 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`CUDA_HOME`), install with `DS_BUILD_CPU_ADAM=1 pip install deepspeed "
         "--no-cache-dir` to see the build's own errors.",
         moot=frozenset({"hardware", "launcher_command"}),
-        same_problem=False,
     ),
     Diagnosis(
         "no_kernel_image",
@@ -362,16 +403,19 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "package) was built for. Update the driver, or install a build for a CUDA version "
         "this driver supports (`nvidia-smi` shows the newest CUDA version it supports).",
         moot=frozenset({"launcher_command", "config", "repro", "traceback"}),
+        same_problem=True,
     ),
     Diagnosis(
         "needs_ampere",
         _re(r"FlashAttention only supports Ampere GPUs or newer"
             r"|Current CUDA Device does not support bfloat16"
             r"|Bfloat16 is only supported on GPUs with compute capability of at least 8"),
-        "The feature that failed (bfloat16 or FlashAttention) needs a GPU of compute "
-        "capability 8.0 (Ampere) or newer, and this one is older. Use fp16 (or fp32) instead "
-        "of bf16, or turn FlashAttention off in the model's or the framework's settings, or "
-        "run on newer GPUs.",
+        "The feature that failed is not supported on this GPU: bfloat16 needs compute "
+        "capability 8.0 (Ampere) or newer, and a FlashAttention build runs only on the "
+        "architectures it was built for (FlashAttention 2: Ampere, Ada and Hopper, so newer "
+        "GPUs need a newer release too). Use fp16 (or fp32) instead of bf16, turn "
+        "FlashAttention off in the model's or the framework's settings, or use a release that "
+        "supports your GPU.",
         moot=frozenset({"launcher_command", "repro", "traceback"}),
     ),
     Diagnosis(
@@ -385,6 +429,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "launcher or `colossalai run`, or set these variables yourself.",
         implies={"stage": "S2", "root_cause": "R2.1", "fix_pattern": "F1"},
         moot=_NOT_ABOUT_VERSIONS | {"launcher_command"},
+        same_problem=True,
     ),
     # Only at a rendezvous: a web server of an inference setup clashes on its port for
     # other reasons and is fixed elsewhere. Not the frameworks' names: nearly every report
@@ -404,6 +449,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S2", "symptom": "2.1", "root_cause": "R2.1", "fix_pattern": "F1"},
         states=frozenset(taxonomy.DIMENSIONS),
         moot=_NOT_ABOUT_VERSIONS | {"launcher_command"},
+        same_problem=True,
     ),
     Diagnosis(
         "local_rank_arg",
@@ -413,6 +459,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "accept it. Add it to the parser (both spellings), or start the script with "
         "`torchrun`, which only sets the `LOCAL_RANK` environment variable.",
         implies={"stage": "S2"},
+        same_problem=True,
     ),
     Diagnosis(
         "duplicate_gpu",
@@ -422,6 +469,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "and make each process select its own GPU (`torch.cuda.set_device(local_rank)`) "
         "before it creates the process group.",
         implies={"stage": "S2", "root_cause": "R2.1"},
+        same_problem=True,
     ),
     # DeepSpeed's launcher turns CUDA_VISIBLE_DEVICES into slots of the GPUs it counts.
     Diagnosis(
@@ -430,10 +478,10 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "DeepSpeed's launcher reads the GPU ids in `CUDA_VISIBLE_DEVICES` as slots among the "
         "GPUs it counts, so an id beyond that count (GPU `2` when two are visible) is refused. "
         "Leave `CUDA_VISIBLE_DEVICES` unset and choose the GPUs with the launcher's own option, "
-        "for example `deepspeed --include localhost:2,3 train.py`, or list them as slots in the "
-        "hostfile.",
+        "for example `deepspeed --include localhost:2,3 train.py`.",
         implies={"stage": "S2", "root_cause": "R2.1", "fix_pattern": "F1"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "traceback"}),
+        same_problem=True,
     ),
     Diagnosis(
         "invalid_ordinal",
@@ -448,19 +496,20 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     ),
     Diagnosis(
         "nccl_no_interface",
-        _re(r"no socket interface found|No usable listening interface found"),
+        _re(r"no socket interface found"),
         "NCCL found no network interface to use between the processes: none matches "
         "`NCCL_SOCKET_IFNAME`, or the only ones are interfaces it skips (loopback, docker). "
         "Set `NCCL_SOCKET_IFNAME` to the interface the nodes reach each other on (`ip addr` "
         "lists them, e.g. `eth0` or `ib0`).",
         implies={"stage": "S2", "symptom": "2.2"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro"}),
+        same_problem=True,
     ),
     # NCCL's own messages, and the DataLoader's; a "Bus error" alone is not enough.
     Diagnosis(
         "shared_memory",
         _re(r"Error while creating shared memory segment|Call to (?:shm_open|posix_fallocate) "
-            r"failed|insufficient shared memory|/dev/shm[^\n]{0,80}No space left on device"
+            r"failed|insufficient shared memory \(shm\)|/dev/shm[^\n]{0,80}No space left on device"
             r"|No space left on device[^\n]{0,80}/dev/shm"),
         "NCCL (or the data loader's workers) could not create a shared-memory segment in "
         "`/dev/shm`: it is too small (Docker gives a container 64 MB unless it is started "
@@ -468,6 +517,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "Enlarge it or make it writable, then run again.",
         implies={"stage": "S2"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro"}),
+        same_problem=True,
     ),
     Diagnosis(
         "rendezvous_timeout",
@@ -479,7 +529,6 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "its processes and reaches the master's address and port, and how long each rank "
         "takes to get there.",
         moot=frozenset({"versions", "ds_report", "cuda"}),
-        same_problem=False,
     ),
     Diagnosis(
         "fork_cuda",
@@ -491,6 +540,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "(`multiprocessing_context=\"spawn\"` for the DataLoader, or "
         "`torch.multiprocessing.set_start_method(\"spawn\")`).",
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
+        same_problem=True,
     ),
     Diagnosis(
         "collective_mismatch",
@@ -502,7 +552,6 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "collectives in the same order.",
         implies={"stage": "S4"},
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "nccl_debug"}),
-        same_problem=False,
     ),
     Diagnosis(
         "ddp_unused",
@@ -513,6 +562,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`forward` take part in the loss.",
         implies={"stage": "S4"},
         moot=frozenset({"hardware", "launcher_command"}),
+        same_problem=True,
     ),
     # Only with ZeRO-3 named: "must be 2-D" elsewhere is an ordinary shape bug.
     Diagnosis(
@@ -536,6 +586,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "convert the checkpoint (`zero_to_fp32.py` gives full fp32 weights; DeepSpeed's "
         "universal checkpoint can be loaded at another size).",
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
+        same_problem=True,
     ),
     Diagnosis(
         "loss_scale_minimum",
@@ -551,8 +602,8 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # A kill after a collective timeout is the watchdog's doing, not memory's.
     Diagnosis(
         "sigkill",
-        _re(r"return code\s*=?\s*-9\b|exit ?code:?\s*-9\b|exited with (?:exit )?code -9\b|"
-            r"Signals\.SIGKILL|killed by signal 9\b"),
+        _re(r"return code\s*=?\s*-9\b|exit ?code\s*:?\s*-9\b|exited with (?:exit )?code -9\b|"
+            r"Signals\.SIGKILL|killed by signal 9\b|Signal 9 \(SIGKILL\)"),
         "Exit code -9 means the process was killed from outside with SIGKILL, most often by "
         "the operating system's out-of-memory killer when host (CPU) memory runs out, for "
         "example with CPU offload or when every rank loads the full checkpoint. Check `dmesg` "
@@ -565,11 +616,13 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # --shm-size, 2 without a confirmed fix), so it is said as the likeliest cause.
     Diagnosis(
         "sigbus",
-        _re(r"return code\s*=?\s*-7\b|exit ?code:?\s*-7\b|Signals\.SIGBUS|killed by signal 7\b"),
-        "Exit code -7 means the process was killed by SIGBUS (a bus error). In a container "
-        "this is most often shared memory (`/dev/shm`) running out: Docker gives 64 MB unless "
-        "the container is started with `--ipc=host` or a larger `--shm-size`. Watch "
-        "`df -h /dev/shm` while it runs.",
+        _re(r"return code\s*=?\s*-7\b|exit ?code\s*:?\s*-7\b|Signals\.SIGBUS|killed by signal 7\b"
+            r"|Signal 7 \(SIGBUS\)"),
+        "Exit code -7 means the process was killed by SIGBUS (a bus error): memory it had "
+        "mapped could not be backed. In a container this is most often shared memory "
+        "(`/dev/shm`) running out: Docker gives 64 MB unless the container is started with "
+        "`--ipc=host` or a larger `--shm-size`; a memory-mapped dataset file on a full or "
+        "network filesystem is another cause. Watch `df -h /dev/shm` while it runs.",
         moot=frozenset({"traceback"}),
     ),
     # Megatron-LM's and Colossal-AI's ``ensure_divisibility`` and the parallel-size checks.
@@ -580,7 +633,6 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "number of GPUs) is not a multiple of what it is split into, usually a tensor, "
         "pipeline or data parallel size. Choose parallel sizes (or batch sizes) that divide "
         "it evenly.",
-        same_problem=False,
     ),
 )
 BY_ID: Mapping[str, Diagnosis] = MappingProxyType({d.id: d for d in DIAGNOSES})

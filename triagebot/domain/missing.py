@@ -137,7 +137,11 @@ _FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 _LOG_ATTACHED = re.compile(
     r"\b(?:full |complete |whole |error |training |output )?(?:logs?|traceback|output) (?:is |are )?attached\b|"
     r"\battached (?:the |my |a )?(?:full |complete |whole |error )?(?:logs?|traceback|output)\b|"
-    r"\b(?:see|in) the attached (?:logs?|file|output)\b", re.I)
+    r"\b(?:see|in) the attached (?:logs?|file|output)\b|"
+    # a log file uploaded to the issue ("[run.log](https://github.com/user-attachments/files/
+    # 20204314/run.log)"): Megatron-LM#1576 was asked for the traceback it had attached
+    r"github\.com/(?:user-attachments|[\w.-]+/[\w.-]+)/files/(?:\d+/)?[^\s)\]]+\.(?:log|txt|out|err)\b",
+    re.I)
 # A block the reporter introduces as what the program printed ("The output is:", "**Logs**").
 _OUTPUT_BLOCK = re.compile(
     r"\b(?:output|logs?|errors?|trace(?:back)?|prints?|printed|shows?|says?)\b[^\n]{0,40}\n\s*```|"

@@ -18,7 +18,7 @@ MAX_BODY_CHARS = 262_144  # GitHub caps bodies at 65,536 chars; we accept more f
 # models, so "unresolved in the excerpt" or "No real answer; ..." mean the same as "unresolved".
 UNKNOWN_RESOLUTION_PREFIXES = (
     "unresolved", "no real answer", "no answer", "no resolution", "unknown", "n/a", "not resolved",
-    "no confirmed fix", "no fix",  # DeepSpeed#2897's: a suspicion, read as harm under "fixed"
+    "no confirmed fix",  # DeepSpeed#2897's: a suspicion, read as harm under "fixed"
 )
 
 

@@ -248,6 +248,11 @@ _BUILD_LOG = _rx(r"(?-i:\berror: )|\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ni
                  r"running build_ext|Building wheel|/usr/bin/(?:c\+\+|g\+\+|gcc)|\bcmake\b.*error")
 _PIP_LIST = _rx(r"pip (?:list|freeze|show)|conda list|colossalai check|horovodrun --check-build|"
                 r"collect_env|PyTorch version:|installed packages|package list")
+# The version of a deep-learning framework other than PyTorch, as Horovod's template asks for it
+# ("Framework: MXNet / Framework version: 1.5.0"): with the framework's own version, the versions
+# a pip list would show are given (horovod#1016 was asked for them).
+_OTHER_DL_VERSION = _rx(r"(?:tensorflow|mxnet|keras|\bjax|framework version)\W{0,4}(?:version\W{0,4})?"
+                        r"v?\d+\.\d+")
 # What fails to import from an installed package: a name ("cannot import name 'ColoInitContext'
 # from 'colossalai.zero'") or a submodule ("No module named 'megatron.training'"), not a compiled
 # extension ("colossalai._C.fused_optim", which the install may have skipped).
@@ -318,7 +323,8 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
     if _BUILD.search(text) and not _BUILD_LOG.search(text):
         add("build_log")
     if _IMPORT.search(text) and not _PIP_LIST.search(text) and not (
-            env.framework_version and env.torch) and not _import_source_versioned(text):
+            env.framework_version and (env.torch or _OTHER_DL_VERSION.search(text))) and not \
+            _import_source_versioned(text):
         add("pip_list")
     if _CHECKPOINT.search(text) and not _PARALLEL_SIZES.search(text):
         add("ckpt_parallel")

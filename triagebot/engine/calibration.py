@@ -43,7 +43,8 @@ DEFAULT_TARGETS: dict[str, float] = {
 # backtest, fixes gated at 0.62 of their own record (88, 0.705 the same problem by the labels)
 # were judged one by one as another problem 17 times in 40, and gated at 0.75 (24, 0.750) still 8
 # times in 24, at every score. So the fixes' record must reach 0.85, which today's does not: a
-# fix is offered only where a maintainer's "duplicate of" or nearly the same text vouches for it.
+# fix is offered only where a maintainer's "duplicate of", nearly the same text or the same error
+# (``relevance.vouch_rank``) vouches for it.
 
 
 # A kind of statement added after indexes were built falls back to the record it refines, so an

@@ -172,13 +172,13 @@ class OutOfFold:
                 scores = model.score(self.candidate_rows[pos])
                 text = self.texts[pos] if self.texts else ""
                 candidates = self.candidates[pos]
-                vouched = [relevance.vouches(cosine, items[pos].diagnoses, items[cand],
-                                             items[pos].repo) for cand, cosine in candidates]
+                ranks = [relevance.vouch_rank(cosine, items[pos].diagnoses, items[cand],
+                                              items[pos].repo) for cand, cosine in candidates]
                 shown: list[tuple[float, IndexedIssue]] = []
-                for j in relevance.link_order(scores, vouched):  # what ``similar_issues`` may show
+                for j in relevance.link_order(scores, ranks):  # what ``similar_issues`` may show
                     cand, _ = candidates[j]
                     if relevance.showable(items[pos].repo, items[cand], self.dists[pos], text,
-                                          vouched=vouched[j]):
+                                          vouched=ranks[j] < relevance.UNVOUCHED):
                         shown.append((float(scores[j]), items[cand]))
                 for score, cand in shown[: relevance.MAX_LINKS]:
                     pair = (score, relevance.same_problem(items[pos].labels, cand.labels))

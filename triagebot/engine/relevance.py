@@ -91,12 +91,12 @@ def with_products(x: np.ndarray) -> np.ndarray:
 NEAR_DUPLICATE = 0.85
 
 
-def link_order(scores: np.ndarray, vouched: Sequence[bool]) -> np.ndarray:
-    """Candidates in the order links are taken: those vouched for first (``vouches``: nearly
-    the same text or the same error; the pairwise score could push them out of the few links),
-    then by relevance, ties in the search's order. The service and the calibration record take
-    links in this one order."""
-    return np.lexsort((-np.asarray(scores), ~np.asarray(vouched, dtype=bool)))
+def link_order(scores: np.ndarray, ranks: Sequence[int]) -> np.ndarray:
+    """Candidates in the order links are taken: by ``vouch_rank`` (nearly the same text, then
+    the same error: the pairwise score could push them out of the few links), then by
+    relevance, ties in the search's order. The service and the calibration record take links
+    in this one order."""
+    return np.lexsort((-np.asarray(scores), np.asarray(ranks)))
 
 
 def same_error(signatures: Collection[str], item: IndexedIssue) -> bool:
@@ -107,13 +107,20 @@ def same_error(signatures: Collection[str], item: IndexedIssue) -> bool:
     return bool(signatures) and not set(signatures).isdisjoint(item.diagnoses)
 
 
-def vouches(cosine: float, signatures: Collection[str], item: IndexedIssue, repo: str) -> bool:
-    """A link that vouches for itself, whatever its relevance score: nearly the same text, or the
-    same error in the reporter's own tracker (``same_error``; another tracker's fix for it names
-    another launcher's flags). Its fix may be offered and its thread shown to the reporter (a
+NEARLY_THE_SAME, SAME_ERROR, UNVOUCHED = 0, 1, 2
+
+
+def vouch_rank(cosine: float, signatures: Collection[str], item: IndexedIssue, repo: str) -> int:
+    """Whether a link vouches for itself, whatever its relevance score, and how strongly:
+    nearly the same text (``NEARLY_THE_SAME``), else the same error in the reporter's own
+    tracker (``SAME_ERROR``; another tracker's fix for it names another launcher's flags), else
+    ``UNVOUCHED``. A vouched link's fix may be offered and its thread shown to the reporter (a
     maintainer's "duplicate of" vouches too; the service knows it, the record has none)."""
-    return cosine >= NEAR_DUPLICATE or (same_error(signatures, item)
-                                        and same_tracker(item.repo, repo))
+    if cosine >= NEAR_DUPLICATE:
+        return NEARLY_THE_SAME
+    if same_error(signatures, item) and same_tracker(item.repo, repo):
+        return SAME_ERROR
+    return UNVOUCHED
 
 
 SURE, UNLIKELY = 0.8, 0.05  # a belief this firm rules out a neighbour this improbable
@@ -156,9 +163,10 @@ def fix_offerable(item: IndexedIssue, repo: str, text: str) -> bool:
 def showable(repo: str, item: IndexedIssue, distributions: Mapping[str, Mapping[str, float]] | None,
              text: str, vouched: bool) -> bool:
     """Whether ``item`` may be linked at all (its score aside): ``linkable``, and a resolved issue
-    only with an offerable fix (``fix_offerable``) unless a maintainer's "duplicate of" or nearly
-    the same text vouches for it. Kept as a thread without its fix, a resolved issue whose fix
-    was not offerable was the same problem 0.37 of the time (99 on the 5-fold backtest). One
+    only with an offerable fix (``fix_offerable``) unless a maintainer's "duplicate of", nearly
+    the same text or the same error vouches for it (``vouch_rank``). Kept as a thread without
+    its fix, a resolved issue whose fix was not offerable was the same problem 0.37 of the time
+    (99 on the 5-fold backtest). One
     rule for the service (``triage.similar_issues``) and the links' record (``crossfit``)."""
     return linkable(repo, item, distributions) and (
         not item.resolved or vouched or fix_offerable(item, repo, text))

@@ -264,24 +264,25 @@ def similar_issues(
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
     above the calibrated threshold (or vouched for: nearly the same text, or the same error as
-    the report's ``signatures``, ``relevance.vouches``), at most ``relevance.MAX_LINKS``,
+    the report's ``signatures``, ``relevance.vouch_rank``), at most ``relevance.MAX_LINKS``,
     best first; a duplicate is replaced by its original, and each issue appears once. A fix
     about things the report (``text``) never mentions, or from another tracker, is not offered
     (``relevance.fix_offerable``).
 
     A resolved issue is offered to the reporter with its fix under "How similar issues were
     fixed", which a reporter acts on, only when it also clears ``fix_threshold``, read off the
-    record of links offered as fixes alone (``fix_link``); an unresolved one only when it is
-    nearly the same text or a maintainer's "duplicate of" vouches for it
-    (``Similar.for_reporter``). The others are for maintainers (``Similar.fix_held_back``)."""
+    record of links offered as fixes alone (``fix_link``), or when vouched for; an unresolved
+    one only when vouched for (nearly the same text, the same error, or a maintainer's
+    "duplicate of"; ``Similar.for_reporter``). The others are for maintainers (``Similar.fix_held_back``)."""
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
                                         title)
     scores = record.relevance.score(rows)
-    self_vouched = [relevance.vouches(cosine, signatures, index.items[row], repo)
-                    for row, cosine in hits]
+    ranks = [relevance.vouch_rank(cosine, signatures, index.items[row], repo)
+             for row, cosine in hits]
+    self_vouched = [rank < relevance.UNVOUCHED for rank in ranks]
     shown: list[Similar] = []
     seen: set[tuple[str, int]] = set()
-    for j in relevance.link_order(scores, self_vouched):
+    for j in relevance.link_order(scores, ranks):
         row, cosine = hits[int(j)]
         if len(shown) >= relevance.MAX_LINKS:
             break
