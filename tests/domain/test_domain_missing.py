@@ -487,7 +487,10 @@ def test_a_report_whose_author_found_the_cause_or_a_fix_gets_no_checklist() -> N
                  "Inference tutorial is out of date\nRunning it fails with an error. Adding "
                  "replace_with_kernel_inject=True makes the error disappear.",
                  "ZeRO3 checkpoint loses frozen weights\nThe cause is that some of the weights are "
-                 "frozen and the checkpoint only stores optimizer states."):
+                 "frozen and the checkpoint only stores optimizer states.",
+                 # Megatron-LM#362: the option whose absence triggers it
+                 "Index generation breaks\nIf `--bert-no-binary-head` isn't specified, the script "
+                 "fails with an NCCL error or never finishes."):
         assert _keys(text, "S4", True, framework="deepspeed") == [], text
 
 

@@ -600,6 +600,10 @@ _DIAGNOSED = re.compile(
     # a regression bisected to a commit ("my guess is that the regression comes from commit 8abdaee")
     r"\bbisect(?:ed|ing)\b|\b(?:regression|slowdown|problem|bug) (?:comes|came) from (?:commit|PR)\b|"
     r"\bposting this in case\b|\bin case (?:it'?s|it is|this is) useful\b|"
+    # the option whose absence triggers it ("If `--bert-no-binary-head` isn't specified, the
+    # script ... fails"; "it makes complete sense that `--bert-no-binary-head` is needed")
+    r"\bif `[^`\n]{1,60}` (?:is ?n[o']t|is not) (?:specified|set|passed|given|used)\b|"
+    r"\bmakes? (?:complete |perfect |total )?sense that [^.\n]{0,80}\b(?:is|are) (?:needed|required)\b|"
     # a section of its own: "## Root Cause Analysis" (the blocking site located over four runs)
     r"^#{1,4}\s*root[- ]cause(?: analysis)?\s*$", re.I | re.M)
 
