@@ -391,6 +391,18 @@ def test_torch_and_nvcc_of_different_major_versions_while_building_is_a_mismatch
     assert found[0].values == {"torch_cuda": "11.8", "nvcc_cuda": "12.1"}
 
 
+def test_the_env_rule_and_the_text_give_one_cuda_mismatch_leading_the_table() -> None:
+    """``diagnose`` puts the env rule's diagnosis first: it is the table's first entry."""
+    assert diagnoses.DIAGNOSES[0].id == "cuda_mismatch"
+    text = full_text("[BUG] fused_adam fails to build", "RuntimeError: Error building extension "
+                     "'fused_adam'\nAddress already in use at the c10d TCPStore\n"
+                     "- deepspeed 0.12.6, torch 2.1.0+cu118, nvcc 12.1")
+    assert ids(text) == ["cuda_mismatch", "port_in_use"]
+    found = diagnoses.find(text)
+    assert diagnoses.diagnose(text, environment.extract(text), found) == \
+        diagnoses.diagnose(text, environment.extract(text))
+
+
 def test_a_minor_version_difference_proves_nothing() -> None:
     """torch only warns on it, DeepSpeed accepts known pairs: the build failed for another reason."""
     text = full_text("[BUG] fused_adam fails to build", "RuntimeError: Error building extension "

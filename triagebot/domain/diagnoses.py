@@ -77,7 +77,7 @@ a strict pattern (a CUDA version, a top-level package name), after ``sanitize``
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -638,30 +638,42 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
 BY_ID: Mapping[str, Diagnosis] = MappingProxyType({d.id: d for d in DIAGNOSES})
 
 
-def diagnose(text: str, env: Environment | None = None) -> list[Diagnosed]:
-    """The diagnoses the report's error implies, in table order (most specific first), at most
-    ``MAX_SHOWN``. ``env`` adds the one that needs no message: torch and nvcc of different
-    CUDA major versions while something is built (``rules.decisive``), which torch's
-    extension builder always refuses."""
+def find(text: str) -> tuple[Diagnosed, ...]:
+    """Every diagnosis whose error the text shows, in table order, uncapped, with its quotable
+    values. Matched once per report (``engine.analysis``): on a 100 KB log the table's patterns
+    take tens of milliseconds, and both what the comment shows (``diagnose``) and what the
+    index keeps (``signatures``) are read from this one pass."""
     text = text if isinstance(text, str) else ""
-    found: list[Diagnosed] = []
-    for diagnosis in DIAGNOSES:
-        match = _match(diagnosis, text)
-        if match is not None:
-            found.append(Diagnosed(id=diagnosis.id, values=values_of(match.groupdict())))
-        elif diagnosis.id == "cuda_mismatch" and env is not None and rules.decisive(text, env):
-            found.append(Diagnosed(id=diagnosis.id, values=values_of(
-                {"torch_cuda": env.cuda_torch, "nvcc_cuda": env.cuda_nvcc})))
-    return found[:MAX_SHOWN]
+    return tuple(Diagnosed(id=d.id, values=values_of(match.groupdict()))
+                 for d in DIAGNOSES if (match := _match(d, text)) is not None)
+
+
+def diagnose(text: str, env: Environment | None = None,
+             found: Sequence[Diagnosed] | None = None) -> list[Diagnosed]:
+    """The diagnoses the report's error implies, in table order (most specific first), at most
+    ``MAX_SHOWN``; ``found`` is ``find(text)`` when the caller has it. ``env`` adds the one that
+    needs no message: torch and nvcc of different CUDA major versions while something is built
+    (``rules.decisive``), which torch's extension builder always refuses."""
+    text = text if isinstance(text, str) else ""
+    shown = list(find(text) if found is None else found)
+    if env is not None and all(d.id != "cuda_mismatch" for d in shown) and rules.decisive(text, env):
+        # the table's first entry, so it leads
+        shown.insert(0, Diagnosed(id="cuda_mismatch", values=values_of(
+            {"torch_cuda": env.cuda_torch, "nvcc_cuda": env.cuda_nvcc})))
+    return shown[:MAX_SHOWN]
+
+
+def linking(found: Iterable[Diagnosed]) -> tuple[str, ...]:
+    """The ids among ``found`` of the ``same_problem`` diagnoses: what an indexed issue keeps of
+    its report's errors, ids of this table and never the report's words, so that a new report
+    with the same error is linked to it (``relevance.same_error``)."""
+    return tuple(d.id for d in found if d.id in BY_ID and BY_ID[d.id].same_problem)
 
 
 def signatures(text: str) -> tuple[str, ...]:
-    """The ids of every ``same_problem`` diagnosis whose error the text shows, in table order
-    (not capped at ``MAX_SHOWN``): what an indexed issue keeps of its report's errors, ids of
-    this table and never the report's words, so that a new report with the same error is
-    linked to it (``relevance.same_error``)."""
-    text = text if isinstance(text, str) else ""
-    return tuple(d.id for d in DIAGNOSES if d.same_problem and _match(d, text) is not None)
+    """``linking`` of every diagnosis the text shows, in table order (not capped at
+    ``MAX_SHOWN``)."""
+    return linking(find(text))
 
 
 def _match(diagnosis: Diagnosis, text: str) -> re.Match[str] | None:

@@ -672,8 +672,8 @@ def _config_shown(text: str) -> bool:
     prose: "LowLevelZeroPlugin ... `cpu_offload=True`"), Megatron flags, a code block introduced
     as the config, three or more settings listed under a "config:" line, or a block of three or
     more YAML "key: value" or "key=value" settings."""
-    listed = any(_CONFIG_KEY.search(m.group(0)) for m in _CONFIG_LIST.finditer(text))
-    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text) or listed
+    return bool(_CONFIG_BODY.search(text) or _CONFIG_BLOCK.search(text)
+                or any(_CONFIG_KEY.search(m.group(0)) for m in _CONFIG_LIST.finditer(text))
                 or _PLUGIN_ARGUMENT.search(text)) or any(
         len(_YAML_LINE.findall(block)) >= 3 or len(_SETTING_LINE.findall(block)) >= 3
         for block in _FENCE.findall(text))

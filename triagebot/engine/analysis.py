@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from triagebot.domain import diagnoses, environment, rules
-from triagebot.domain.models import Environment, Issue
+from triagebot.domain.models import Diagnosed, Environment, Issue
 from triagebot.engine.embed import Embedder
 from triagebot.text import signal as text
 
@@ -23,9 +23,15 @@ class Analysed:
     # ``full`` less tool dumps and a log's repeated lines (``text.reported``): what the words
     # model and the rule features read, so a pasted ds_report or rank log cannot swamp the report
     words: str
-    # the ids of the errors it shows that mean the same problem wherever they occur
-    # (``diagnoses.signatures``): kept by the index, matched against new reports
-    signatures: tuple[str, ...] = ()
+    # every diagnosis whose error ``full`` shows (``diagnoses.find``, matched once): what the
+    # comment shows and what the index keeps are both read from it
+    diagnosed: tuple[Diagnosed, ...] = ()
+
+    @property
+    def signatures(self) -> tuple[str, ...]:
+        """The ids of the errors it shows that mean the same problem wherever they occur
+        (``diagnoses.linking``): kept by the index, matched against new reports."""
+        return diagnoses.linking(self.diagnosed)
 
 
 def analyse_many(issues: Sequence[Issue], embedder: Embedder) -> list[Analysed]:
@@ -35,7 +41,7 @@ def analyse_many(issues: Sequence[Issue], embedder: Embedder) -> list[Analysed]:
     signals = [text.signal_text(i.title, i.body) or "empty issue" for i in issues]
     vectors = embedder.encode(signals) if signals else np.zeros((0, embedder.dim), np.float32)
     return [
-        Analysed(f, s, e, rules.features(w, e), v, w, diagnoses.signatures(f))
+        Analysed(f, s, e, rules.features(w, e), v, w, diagnoses.find(f))
         for f, s, e, v, w in zip(fulls, signals, envs, vectors, words)
     ]
 

@@ -166,8 +166,8 @@ def showable(repo: str, item: IndexedIssue, distributions: Mapping[str, Mapping[
     only with an offerable fix (``fix_offerable``) unless a maintainer's "duplicate of", nearly
     the same text or the same error vouches for it (``vouch_rank``). Kept as a thread without
     its fix, a resolved issue whose fix was not offerable was the same problem 0.37 of the time
-    (99 on the 5-fold backtest). One
-    rule for the service (``triage.similar_issues``) and the links' record (``crossfit``)."""
+    (99 on the 5-fold backtest). One rule for the service (``triage.similar_issues``) and the
+    links' record (``crossfit``)."""
     return linkable(repo, item, distributions) and (
         not item.resolved or vouched or fix_offerable(item, repo, text))
 

@@ -152,7 +152,7 @@ def predict(
         preds = _withheld(preds, READS_AS_NO_BUG_WITHHELD)
     if rules.decisive(analysed.full, analysed.env):
         preds = _decisive_build_failure(preds, dists, analysed.full)
-    found = diagnoses.diagnose(analysed.full, analysed.env)
+    found = diagnoses.diagnose(analysed.full, analysed.env, analysed.diagnosed)
     preds = _hierarchy_kept(_stated_by_diagnoses(preds, dists, found, analysed.full))
     # the fix check reads the report without its dumps, as the ``fix_link`` record was taken
     # (``crossfit``): a name that occurs only in a pasted pip list is not the reporter's problem
