@@ -151,6 +151,17 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
                       "constrained resource"),
     ("sigbus", "deepspeedai/DeepSpeed#3603"): (
         "unverified", "unresolved; no traceback, the same -7"),
+    ("transformer_engine", "NVIDIA/Megatron-LM#577"): (
+        "right", "unresolved; the maintainer's question (the NGC container?) implies installing "
+                 "Transformer Engine, labels R1.3 (a missing dependency)"),
+    ("horovod_controller", "horovod/horovod#1655"): (
+        "right", "resolution: reinstall so that MPI/Gloo are built; pip had reused the old "
+                 "install, hence uninstall and --no-cache-dir"),
+    ("libuv_missing", "pytorch/pytorch#139990"): (
+        "right", "resolution: USE_LIBUV=0 (environment or rendezvous URL), or WSL"),
+    ("nccl_cpu_tensor", "hpcaitech/ColossalAI#6400"): (
+        "right", "unresolved; a CPU tensor reaches NCCL inside the framework with cpu_offload "
+                 "(Lamb, LowLevelZeroPlugin), the framework case the text names, labels R4.4"),
 }
 
 # Tried and dropped, with the reason (measured with this script's --candidates).
@@ -165,6 +176,15 @@ CANDIDATES: dict[str, tuple[str, str]] = {
                  "memory': a WSL2 pinned-memory limit, an unmaintained example"),
     "batch_size_check": (r"train_batch_size is not equal to", "1 of 2: the other was a "
                          "DeepSpeed 0.9.0 regression"),
+    "same_device": (r"Expected all tensors to be on the same device", "2, both a framework's "
+                    "bug (a DeepSpeed regression, a device_map split in Transformers): 'move the "
+                    "tensors to one device' would mislead on both"),
+    "nccl_watchdog_timeout": (r"Watchdog caught collective operation timeout", "8, all "
+                              "unresolved: the message says a collective timed out, not why"),
+    "illegal_memory_access": (r"an illegal memory access was encountered", "4, causes mixed (an "
+                              "inference buffer too small, kernel and interaction bugs)"),
+    "nccl_unhandled_system_error": (r"unhandled system error", "7, causes mixed (a port in use, "
+                                    "/dev/shm not writable, network setup): NCCL's log says which"),
     "cuda_mismatch_minor": (r"does not match the version torch was compiled with [\d.]+ but "
                             r"since", "3, all the warning that accepts the pair: a "
                             "Windows build failure (R1.2), an offload bug (S5), one unresolved"),
@@ -191,7 +211,7 @@ def report(rows: list[dict], show: bool) -> None:
             found = ["cuda_mismatch"]
         for diagnosis_id in found:
             matched[diagnosis_id].append(row)
-    print(f"{'id':<22}{'matched':>8}{'right':>7}{'wrong':>7}{'unver.':>7}  implied ids: agree/labelled")
+    print(f"{'id':<24}{'matched':>8}{'right':>7}{'wrong':>7}{'unver.':>7}  implied ids: agree/labelled")
     for diagnosis in diagnoses.DIAGNOSES:
         hits = matched.get(diagnosis.id, [])
         verdicts = [VERDICTS.get((diagnosis.id, key(r)), ("UNREAD", "")) for r in hits]
@@ -204,7 +224,7 @@ def report(rows: list[dict], show: bool) -> None:
             stated = "*" if dim in diagnosis.states else ""
             agree.append(f"{label_id}{stated} {same}/{len(labelled)}")
         unread = f"  UNREAD {counts['UNREAD']}" if counts["UNREAD"] else ""
-        print(f"{diagnosis.id:<22}{len(hits):>8}{counts['right']:>7}{counts['wrong']:>7}"
+        print(f"{diagnosis.id:<24}{len(hits):>8}{counts['right']:>7}{counts['wrong']:>7}"
               f"{counts['unverified']:>7}  {', '.join(agree) or '-'}{unread}")
         if show:
             for row, (verdict, why) in zip(hits, verdicts):
@@ -220,7 +240,7 @@ def candidates(rows: list[dict]) -> None:
     for name, (pattern, why) in CANDIDATES.items():
         regex = re.compile(pattern, re.I)
         hits = [r for r in rows if regex.search(full_text(r.get("title") or "", r.get("body") or ""))]
-        print(f"  {name:<26}{len(hits):>4}  {why}")
+        print(f"  {name:<30}{len(hits):>4}  {why}")
 
 
 def main() -> None:

@@ -244,6 +244,90 @@ LOGS = {
         "  File \"/workspace/megatron/core/utils.py\", line 31, in ensure_divisibility\n"
         "    assert numerator % denominator == 0, '{} is not divisible by {}'.format(\n"
         "AssertionError: 32 is not divisible by 3"),
+    "transformer_engine": (
+        "pretrain_gpt.py fails at import",
+        "  File \"/workspace/Megatron-LM/megatron/core/extensions/transformer_engine.py\", line "
+        "12, in <module>\n    import transformer_engine as te\n"
+        "ModuleNotFoundError: No module named 'transformer_engine'"),
+    "horovod_extension": (
+        "horovod.torch import prints a warning, then allreduce fails",
+        "Extension horovod.torch has not been built: /usr/local/lib/python3.8/dist-packages/"
+        "horovod/torch/mpi_lib_v2.cpython-38-x86_64-linux-gnu.so not found\n"
+        "If this is not expected, reinstall Horovod with HOROVOD_WITH_PYTORCH=1 to debug the "
+        "build error.\nWarning! MPI libs are missing, but python applications are still "
+        "available."),
+    "horovod_controller": (
+        "horovodrun fails on the example",
+        "  File \"/usr/local/lib/python3.8/dist-packages/horovod/runner/launch.py\", line 778, "
+        "in run_controller\n    raise ValueError('Neither MPI nor Gloo support has been built. "
+        "Try reinstalling Horovod ensuring that '\nValueError: Neither MPI nor Gloo support has "
+        "been built. Try reinstalling Horovod ensuring that either MPI is installed (MPI) or "
+        "CMake is installed (Gloo)."),
+    "torch_cpu_build": (
+        "deepspeed.initialize fails on my workstation",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py\", line 289, in "
+        "_lazy_init\n    raise AssertionError(\"Torch not compiled with CUDA enabled\")\n"
+        "AssertionError: Torch not compiled with CUDA enabled"),
+    "nccl_not_built": (
+        "training on Windows with two GPUs",
+        "  File \"C:\\Users\\u\\miniconda3\\envs\\ds\\lib\\site-packages\\torch\\distributed\\"
+        "distributed_c10d.py\", line 1013, in _new_process_group_helper\n"
+        "    raise RuntimeError(\"Distributed package doesn't have NCCL \" \"built in\")\n"
+        "RuntimeError: Distributed package doesn't have NCCL built in"),
+    "libuv_missing": (
+        "torchrun on Windows fails at once",
+        "  File \"C:\\Python311\\Lib\\site-packages\\torch\\distributed\\rendezvous.py\", line "
+        "189, in _create_c10d_store\n    return TCPStore(\n           ^^^^^^^^^\n"
+        "torch.distributed.DistStoreError: use_libuv was requested but PyTorch was built "
+        "without libuv support, run with USE_LIBUV=0 to disable it."),
+    "dist_not_initialized": (
+        "evaluation script crashes",
+        "[rank0]:   File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/"
+        "distributed_c10d.py\", line 1008, in _get_default_group\n[rank0]:     raise "
+        "ValueError(\n[rank0]: ValueError: Default process group has not been initialized, "
+        "please make sure to call init_process_group."),
+    "horovod_init": (
+        "hvd.local_rank() raises",
+        "  File \"train.py\", line 30, in <module>\n    torch.cuda.set_device(hvd.local_rank())\n"
+        "  File \"/usr/local/lib/python3.8/dist-packages/horovod/common/basics.py\", line 184, in "
+        "local_rank\nValueError: Horovod has not been initialized; use hvd.init()."),
+    "nccl_cpu_tensor": (
+        "all_reduce of the metric fails",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py"
+        "\", line 1536, in all_reduce\n    work = default_pg.allreduce([tensor], opts)\n"
+        "RuntimeError: Tensors must be CUDA and dense"),
+    "ddp_ready_twice": (
+        "LoRA fine-tuning with DDP and gradient checkpointing",
+        "RuntimeError: Expected to mark a variable ready only once. This error is caused by one "
+        "of the following reasons: 1) Use of a module parameter outside the `forward` function. "
+        "2) Reused parameters in multiple reentrant backward passes. Parameter at index 191 "
+        "with name base_model.model.layers.31.mlp.down_proj.lora_B.default.weight has been "
+        "marked as ready twice."),
+    "ddp_no_grad_params": (
+        "DDP refuses my model",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/parallel/distributed.py\", "
+        "line 1137, in _log_and_throw\n    raise err_type(err_msg)\nRuntimeError: "
+        "DistributedDataParallel is not needed when a module doesn't have any parameter that "
+        "requires a gradient."),
+    "zero_pipeline": (
+        "Megatron-DeepSpeed with ZeRO-2",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/pipe/engine.py\", "
+        "line 67, in __init__\n    assert self.zero_optimization_stage(\n"
+        "AssertionError: ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism"),
+    "zero_no_sync": (
+        "gradient accumulation with ZeRO-2 fails",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line "
+        "1995, in no_sync\n    assert not self.zero_optimization_partition_gradients(), \\\n"
+        "AssertionError: no_sync context manager is incompatible with gradient partitioning "
+        "logic of ZeRO stage 2"),
+    "offload_optimizer": (
+        "offload_optimizer with the Trainer",
+        "deepspeed.runtime.zero.utils.ZeRORuntimeException: You are using ZeRO-Offload with a "
+        "client provided optimizer (<class 'torch.optim.adamw.AdamW'>) which in most cases "
+        "will yield poor performance. Please either use deepspeed.ops.adam.DeepSpeedCPUAdam or "
+        "set an optimizer in your ds-config. If you really want to use a custom optimizer w. "
+        "ZeRO-Offload and understand the performance impacts you can also set "
+        "<\"zero_force_ds_cpu_optimizer\": false> in your configuration file."),
 }
 
 NEAR_MISSES = {
@@ -253,6 +337,32 @@ NEAR_MISSES = {
     "collective_mismatch": "I suspect a mismatch between the ranks' batch sizes; the loss differs.",
     "zero_dp_size_changed": "I resumed my checkpoint with a different world size and the loss jumped.",
     "sigbus": "exits with return code = -70 after the evaluation step",
+    # an install of Transformer Engine whose compiled part is missing or mismatched
+    "transformer_engine": "ModuleNotFoundError: No module named 'transformer_engine_torch'",
+    "horovod_extension": "Checking whether extension horovod.torch was built: yes.\n"
+                                   "The allreduce is slow on 4 nodes.",
+    "horovod_controller": "horovodrun --check-build: [X] MPI [X] Gloo\nThe job hangs at "
+                             "hvd.init() on 2 nodes.",
+    "torch_cpu_build": "torch 2.3.0+cu121 is compiled with CUDA 12.1; training is slow.",
+    "nccl_not_built": "NCCL INFO NCCL version 2.18.1+cuda12.1\nThe package was built in a "
+                      "container; init hangs.",
+    "libuv_missing": "I set USE_LIBUV=0 and the rendezvous now hangs on the second node.",
+    "dist_not_initialized": "torch.distributed.is_initialized() returns False in my "
+                            "single-GPU evaluation; is that expected?",
+    "horovod_init": "hvd.init() is called first; rank 1 then hangs in the first "
+                               "allreduce.",
+    # a non-contiguous tensor: another check of the same function
+    "nccl_cpu_tensor": "RuntimeError: Tensors must be contiguous",
+    "ddp_ready_twice": "I expected DDP to mark each variable ready after its gradient is "
+                       "computed; is the order documented?",
+    "ddp_no_grad_params": "I froze the vision tower (requires_grad=False) before wrapping the "
+                          "model in DistributedDataParallel; the loss does not move.",
+    # another feature's incompatibility with the pipeline engine
+    "zero_pipeline": "OneBitAdam is incompatible with pipeline parallelism.",
+    # a nested no_sync: another check of the same context manager
+    "zero_no_sync": "AssertionError: no_sync context manager reentry is unsupported",
+    "offload_optimizer": "[INFO] Using client Optimizer as basic optimizer\n"
+                                     "ZeRO-Offload of the optimizer to cpu is slow.",
     # a compiler found, another build error
     "msvc_missing": "error: command 'C:\\\\Program Files\\\\cl.exe' failed with exit code 2",
     # Ninja present: a compile step failed under it
@@ -331,6 +441,27 @@ OTHER_SPELLINGS = [
                "  exitcode  : -7 (pid: 40)\n  error_file: <N/A>\n  traceback : Signal 7 (SIGBUS) "
                "received by PID 40"),
     ("sigkill", "  exitcode  : -9 (pid: 41)\n  traceback : Signal 9 (SIGKILL) received by PID 41"),
+    # the message before Horovod 0.20, without the path
+    ("horovod_extension", "ImportError: Extension horovod.torch has not been built.  "
+                                    "If this is not expected, reinstall Horovod with "
+                                    "HOROVOD_WITH_PYTORCH=1 to debug the build error."),
+    ("horovod_controller", "ValueError: Gloo support has not been built.  If this is not "
+                              "expected, ensure CMake is installed and reinstall Horovod with "
+                              "HOROVOD_WITH_GLOO=1 to debug the build error."),
+    ("horovod_controller", "ValueError: Horovod has not been built with MPI support. Ensure "
+                              "MPI is installed and reinstall Horovod with HOROVOD_WITH_MPI=1 "
+                              "to debug the build error."),
+    # PyTorch 2.4 and 2.5 spelled it "build"
+    ("libuv_missing", "RuntimeError: use_libuv was requested but PyTorch was build without "
+                      "libuv support"),
+    ("dist_not_initialized", "RuntimeError: Default process group has not been initialized, "
+                             "please make sure to call init_process_group."),
+    ("dist_not_initialized", "AssertionError: DeepSpeed backend not set, please initialize it "
+                             "using init_process_group()"),
+    # PyTorch 2: a CPU tensor in a group whose only backend is NCCL
+    ("nccl_cpu_tensor", "[rank1]: RuntimeError: No backend type associated with device type "
+                        "cpu"),
+    ("nccl_not_built", "RuntimeError: Distributed package doesn’t have NCCL built in"),
 ]
 NOT_THESE = [
     # NVMe offload failing at run time: the op built and loaded
@@ -339,6 +470,13 @@ NOT_THESE = [
     "The kernel fails with insufficient shared memory per block on my V100.",
     # NCCL_COMM_ID's subnet, not a missing interface
     "NCCL WARN NET/Socket : No usable listening interface found",
+    # a GPU tensor in a group with only gloo: the other way round, another fix
+    "RuntimeError: No backend type associated with device type cuda",
+    # Transformer Engine installed without its PyTorch part
+    "ModuleNotFoundError: No module named 'transformer_engine.pytorch'",
+    # mixed devices: as often the framework's bug as the reporter's code (2 shared issues)
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+    "devices, cuda:0 and cpu!",
 ]
 
 
@@ -355,9 +493,13 @@ def test_what_only_reads_like_a_kept_error_is_not_diagnosed(text: str) -> None:
 def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
     """``same_problem`` is opt-in: a kill by signal or an ABI mismatch has causes that vary."""
     linking = {d.id for d in diagnoses.DIAGNOSES if d.same_problem}
-    assert {"libaio_missing", "port_in_use", "cuda_mismatch"} <= linking
+    assert {"libaio_missing", "port_in_use", "cuda_mismatch", "libuv_missing", "zero_pipeline",
+            "horovod_controller"} <= linking
     assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
-                          "cpu_adam_not_built", "loss_scale_minimum", "not_divisible"}
+                          "cpu_adam_not_built", "loss_scale_minimum", "not_divisible",
+                          # an error hiding an earlier one, or a change that depends on where
+                          "dist_not_initialized", "horovod_extension",
+                          "nccl_cpu_tensor", "ddp_ready_twice", "ddp_no_grad_params"}
 
 
 @pytest.mark.parametrize("diagnosis_id", sorted(NEAR_MISSES))

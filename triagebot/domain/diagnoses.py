@@ -42,12 +42,20 @@ torch_six             0        -      (certain: removed in PyTorch 2.0)
 numpy_alias           0        -      (certain: removed in NumPy 1.24, the message says so)
 numpy2_abi            0        -      (certain: the message says so)
 apex_extensions       0        -      (certain: both modules exist only as Apex's CUDA build)
+transformer_engine    1        1      S1 1/1 (certain: the module itself is missing; unresolved,
+                                       labels R1.3, a missing dependency)
+horovod_extension     0        -      (certain: Horovod's own check names the unbuilt extension)
+horovod_controller    1        1      S1 1/1, R1.2 1/1 (resolution: a rebuild with MPI or Gloo)
 colossalai_kernels    4        4      S1 4/4, 1.2 3/4 (unresolved; labels R1.3, a missing part)
 cpu_adam_not_built    2        2      (stages differ: S1, S3; the error hides an earlier one)
 no_kernel_image       0        -      (certain: the message says so)
 no_gpu_visible        0        -      (certain: the message says so)
 driver_too_old        0        -      (certain: the message says so)
+torch_cpu_build       0        -      (certain: torch.cuda's own check of the build)
 needs_ampere          0        -      (certain: the message names the GPU generation)
+nccl_not_built        0        -      (certain: init_process_group's own check of the build)
+libuv_missing         1        1      S2 1/1, 2.1 1/1, F1 1/1 (resolution: USE_LIBUV=0; certain:
+                                       TCPStore's own check)
 launcher_env          1        1      S2, R2.1, F1 (certain: the variable is read and absent)
 port_in_use           5        5      S2 5/5, 2.1 5/5, R2.1 5/5, F1 3/3  -> stated
 local_rank_arg        1        1      S2 (certain: argparse names the argument it refuses)
@@ -57,11 +65,20 @@ invalid_ordinal       0        -      (certain: CUDA's own check of the device i
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
 rendezvous_timeout    1        1      (S3 by its labels: ranks slowed by a CPU-heavy init)
+dist_not_initialized  0        -      (certain: the message says so; it may hide an earlier error)
+horovod_init          0        -      (certain: Horovod's own check)
 fork_cuda             0        -      (certain: the message says so)
 collective_mismatch   0        -      (certain: torch's own check of the collectives)
+nccl_cpu_tensor       1        1      (certain: NCCL's check of the tensor; the 1 is inside the
+                                       framework, with CPU offload, as the text allows)
 ddp_unused            1        1      S4 (certain: the message names the cause)
+ddp_ready_twice       0        -      (certain: the reducer's message names both causes)
+ddp_no_grad_params    0        -      (certain: DDP's own check)
 zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
+zero_pipeline         0        -      (certain: DeepSpeed's own check names both)
+zero_no_sync          0        -      (certain: DeepSpeed's own check names both)
+offload_optimizer     0        -      (certain: DeepSpeed's own check names the options)
 loss_scale_minimum    0        -      (certain: DeepSpeed's own message at the minimum scale)
 sigkill               5        5      (stages differ: S3, S4, S5; 2 confirmed by the resolution,
                                        3 by a resource root cause or memory symptom label)
@@ -129,6 +146,9 @@ class Diagnosis:
     same_problem: bool = False
 
 
+# A message that code prints verbatim, in one case, is matched case-sensitively (flags 0): on a
+# 100 KB log that is several times cheaper than ``re.I``, which defeats the regex engine's
+# search for the pattern's first characters.
 def _re(pattern: str, flags: int = re.I) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
@@ -350,6 +370,55 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro"}),
         same_problem=True,
     ),
+    # Megatron-Core's default layers import it; it is an optional dependency of megatron-core.
+    # Only the top-level module: ``transformer_engine_torch`` and the like missing is a broken
+    # or mismatched install of it, not a missing one.
+    Diagnosis(
+        "transformer_engine",
+        _re(rf"No module named {_Q}transformer_engine{_Q}(?![\w.])", 0),
+        "NVIDIA Transformer Engine is not installed: Megatron-Core's default layers (and FP8 "
+        "training) use it, and a plain install of Megatron-Core leaves it out (it is an "
+        "optional dependency). Install it for your CUDA and PyTorch (`pip install "
+        "--no-build-isolation transformer_engine[pytorch]`, or use NVIDIA's PyTorch container, "
+        "which ships it), or, in Megatron-LM, use the layers that do not need it "
+        "(`--transformer-impl local`).",
+        implies={"stage": "S1"},
+        moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
+    ),
+    # Horovod's own checks at import (``check_extension``) and in ``horovodrun``: the framework's
+    # extension, or the controllers (MPI, Gloo), were left out when Horovod was built. The
+    # extension one hides the build's own error, so it links nothing.
+    Diagnosis(
+        "horovod_extension",
+        _re(rf"Extension {_Q}horovod\.\w+{_Q} has not been built", 0),
+        "Horovod was installed without its extension for this framework: the framework was not "
+        "importable when Horovod was built, or that part of the build failed silently. Install "
+        "the framework first, then `pip uninstall horovod` and `HOROVOD_WITH_PYTORCH=1 pip "
+        "install --no-cache-dir horovod` (`HOROVOD_WITH_TENSORFLOW=1` for TensorFlow), which "
+        "stops with the build's own error if it fails. `horovodrun --check-build` lists what "
+        "was built.",
+        implies={"stage": "S1"},
+        moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
+    ),
+    Diagnosis(
+        "horovod_controller",
+        # Anchored on the words all four share, the messages checked behind them: one literal
+        # to search for, where an alternation of four would cost 20 times as much on a long log.
+        _re(r"been built(?:(?<=Neither MPI nor Gloo support has been built)"
+            r"|(?<=Gloo support has not been built)|(?<=MPI support has not been built)"
+            r"|(?<=Gloo support is required to use elastic training, but has not been built)"
+            r"|(?<=Horovod has not been built) with MPI support)", 0),
+        "Horovod was built without the controller the run asks for (MPI or Gloo): Gloo is built "
+        "only when CMake is found at install time, MPI only when an MPI installation is. "
+        "Install CMake (for Gloo) or an MPI, then `pip uninstall horovod` and "
+        "`HOROVOD_WITH_GLOO=1 pip install --no-cache-dir horovod` (`HOROVOD_WITH_MPI=1` for "
+        "MPI), which stops with the build's error if it still fails. `horovodrun --check-build` "
+        "lists what was built.",
+        implies={"stage": "S1", "root_cause": "R1.2"},
+        moot=frozenset({"hardware", "config", "repro", "traceback"}),
+        same_problem=True,
+    ),
     # Only the compiled ``_C`` modules: ``colossalai.kernel.op_builder`` missing is another
     # release's layout (1 shared issue), not an unbuilt kernel.
     Diagnosis(
@@ -405,6 +474,20 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"launcher_command", "config", "repro", "traceback"}),
         same_problem=True,
     ),
+    # torch.cuda's lazy init on a build without CUDA (a ``+cpu`` wheel, a CPU-only conda package).
+    Diagnosis(
+        "torch_cpu_build",
+        _re(r"Torch not compiled with CUDA enabled", 0),
+        "The installed PyTorch is a build without CUDA (its version ends in `+cpu`, or it came "
+        "from a package index or channel that only has CPU builds), so nothing can run on the "
+        "GPU. Install the PyTorch build for your CUDA version (the install selector of "
+        "PyTorch's site gives the command), check that `python -c \"import torch; "
+        "print(torch.version.cuda)\"` prints a version and not `None`, then reinstall the "
+        "packages that were built against the CPU build.",
+        implies={"stage": "S1"},
+        moot=frozenset({"launcher_command", "config", "repro", "traceback"}),
+        same_problem=True,
+    ),
     Diagnosis(
         "needs_ampere",
         _re(r"FlashAttention only supports Ampere GPUs or newer"
@@ -417,6 +500,32 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "FlashAttention off in the model's or the framework's settings, or use a release that "
         "supports your GPU.",
         moot=frozenset({"launcher_command", "repro", "traceback"}),
+    ),
+    # ``init_process_group``'s refusal of the NCCL backend on a build without it (Windows, macOS,
+    # CPU-only builds).
+    Diagnosis(
+        "nccl_not_built",
+        _re(r"Distributed package doesn['’]?t have NCCL built in", 0),
+        "This PyTorch build has no NCCL: the Windows and macOS builds never have it, nor does a "
+        "CPU-only build. On Windows or macOS use the `gloo` backend "
+        "(`init_process_group(backend=\"gloo\")`, or the framework's option for the "
+        "distributed backend), or run under Linux (WSL2 on Windows); on Linux install "
+        "PyTorch's CUDA build.",
+        implies={"stage": "S2"},
+        moot=frozenset({"cuda", "config", "repro", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # TCPStore's check: PyTorch 2.4 made libuv the store's default, the Windows wheels lack it.
+    Diagnosis(
+        "libuv_missing",
+        _re(r"use_libuv was requested but PyTorch was buil[td]\s+without libuv support", 0),
+        "Since PyTorch 2.4 the rendezvous store (`TCPStore`) uses libuv by default, and this "
+        "build (the Windows wheels) has no libuv. Set the environment variable `USE_LIBUV=0` "
+        "where the job is started, or add `?use_libuv=0` to a `tcp://` or `env://` init "
+        "method; on Windows, multi-GPU training is otherwise best run under WSL2.",
+        implies={"stage": "S2", "symptom": "2.1", "fix_pattern": "F1"},
+        moot=frozenset({"cuda", "hardware", "config", "repro", "ds_report", "nccl_debug"}),
+        same_problem=True,
     ),
     Diagnosis(
         "launcher_env",
@@ -530,6 +639,34 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "takes to get there.",
         moot=frozenset({"versions", "ds_report", "cuda"}),
     ),
+    # Both refusals of a collective or a rank query before the process group exists; one hides
+    # an earlier failure of the setup as often as it is a missing call, so it links nothing.
+    Diagnosis(
+        "dist_not_initialized",
+        _re(r"Default process group (?:has not been|is not) initiali[sz]ed"
+            r"|DeepSpeed backend not set, please initiali[sz]e it", 0),
+        "A distributed call (a rank, a collective, a DDP or ZeRO wrapper) ran in a process "
+        "where no process group had been set up. Set it up first in every process "
+        "(`torch.distributed.init_process_group` or `deepspeed.init_distributed()`), with the "
+        "script started by a distributed launcher; code that also runs as a single process "
+        "should check `torch.distributed.is_initialized()`. If an error was printed before "
+        "this one, the setup itself failed: fix that one.",
+        implies={"stage": "S2"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
+    ),
+    # Horovod's own check (Python and C++), the same message in both.
+    Diagnosis(
+        "horovod_init",
+        _re(r"Horovod has not been initiali[sz]ed;? use hvd\.init\(\)", 0),
+        "A Horovod call (a rank or size query, a collective, a `DistributedOptimizer`) ran in a "
+        "process where `hvd.init()` had not run. Call `hvd.init()` first, in every process, "
+        "before any other Horovod call, and from the module the calls use: each framework's "
+        "module is set up on its own, so `horovod.tensorflow`'s `init` does not set up "
+        "`horovod.torch`.",
+        implies={"stage": "S2"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "config", "nccl_debug"}),
+        same_problem=True,
+    ),
     Diagnosis(
         "fork_cuda",
         _re(r"Cannot re-initiali[sz]e CUDA in forked subprocess"),
@@ -553,6 +690,20 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S4"},
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "nccl_debug"}),
     ),
+    # ProcessGroupNCCL's check of a tensor (older releases), and ProcessGroup's lookup of a
+    # backend for a CPU tensor in a group with only a GPU backend (PyTorch 2).
+    Diagnosis(
+        "nccl_cpu_tensor",
+        _re(rf"Tensors must be CUDA and dense|No backend type associated with device type "
+            rf"{_Q}cpu(?!\w)", 0),
+        "A collective was given a tensor in CPU memory, and the process group's backend (NCCL) "
+        "moves only GPU tensors. In your code, move the tensor to the rank's GPU first, or "
+        "create the group with a backend for CPU tensors too "
+        "(`backend=\"cpu:gloo,cuda:nccl\"`). Inside the framework, an option that keeps "
+        "tensors on the CPU (often CPU offload) reached a path that does not expect it: report "
+        "it with that option, and run without it meanwhile.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
+    ),
     Diagnosis(
         "ddp_unused",
         _re(r"Expected to have finished reduction in the prior iteration"),
@@ -563,6 +714,31 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S4"},
         moot=frozenset({"hardware", "launcher_command"}),
         same_problem=True,
+    ),
+    # The reducer's own message names both causes.
+    Diagnosis(
+        "ddp_ready_twice",
+        _re(r"Expected to mark a variable ready only once", 0),
+        "DistributedDataParallel saw a parameter's gradient become ready twice in one backward "
+        "pass: most often reentrant activation checkpointing, otherwise a parameter used "
+        "outside `forward` or shared between concurrent passes. Use non-reentrant "
+        "checkpointing (`use_reentrant=False`; `gradient_checkpointing_kwargs={\"use_reentrant\":"
+        " False}` in Transformers), or pass `static_graph=True` to `DistributedDataParallel` "
+        "if the graph is the same every iteration.",
+        implies={"stage": "S4"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug"}),
+    ),
+    Diagnosis(
+        "ddp_no_grad_params",
+        _re(r"DistributedDataParallel is not needed when a module doesn['’]?t have any "
+            r"parameter that requires a gradient", 0),
+        "DistributedDataParallel was given a module none of whose parameters requires a "
+        "gradient, so it has nothing to synchronise. Wrap only a model that is trained: a "
+        "frozen one (a reference, reward or teacher model) needs no wrapper, and in a model "
+        "meant to be trained every parameter was frozen (`requires_grad=False`), often because "
+        "the adapter or the layers to train were added or unfrozen after it was wrapped, or "
+        "not at all.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug"}),
     ),
     # Only with ZeRO-3 named: "must be 2-D" elsewhere is an ordinary shape bug.
     Diagnosis(
@@ -586,6 +762,40 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "convert the checkpoint (`zero_to_fp32.py` gives full fp32 weights; DeepSpeed's "
         "universal checkpoint can be loaded at another size).",
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
+        same_problem=True,
+    ),
+    # DeepSpeed's refusals of a ZeRO stage with what it cannot go with; each names the pair.
+    Diagnosis(
+        "zero_pipeline",
+        _re(r"ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism", 0),
+        "DeepSpeed's pipeline engine (a `PipelineModule` model) works only with ZeRO stage 0 or "
+        "1, and the config asks for stage 2 or 3. Set `zero_optimization.stage` to 1 (or 0), "
+        "or train without the pipeline engine to use stage 2 or 3 (in Megatron-DeepSpeed, "
+        "`--no-pipeline-parallel` with a pipeline size of 1).",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "zero_no_sync",
+        _re(r"no_sync context manager is incompatible with gradient partitioning", 0),
+        "ZeRO stages 2 and 3 partition the gradients as they are reduced, so DeepSpeed refuses "
+        "`no_sync()` with them. Let DeepSpeed accumulate: set `gradient_accumulation_steps` in "
+        "its config and call the engine's `backward` and `step` on every micro-batch, without "
+        "`no_sync`; or use ZeRO stage 0 or 1. If a training library calls `no_sync`, not your "
+        "code, its DeepSpeed support and this DeepSpeed release do not match: use releases "
+        "made for each other.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "offload_optimizer",
+        _re(r"using ZeRO-Offload with a client provided optimizer", 0),
+        "With ZeRO-Offload the optimizer step runs on the CPU, and DeepSpeed refuses an "
+        "optimizer created by your code (a PyTorch one is slow there) unless told otherwise. "
+        "Declare it in the config's `optimizer` section instead, or pass "
+        "`deepspeed.ops.adam.DeepSpeedCPUAdam`; to keep your own, set "
+        "`\"zero_force_ds_cpu_optimizer\": false` in the config, at a cost in speed.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug"}),
         same_problem=True,
     ),
     Diagnosis(
