@@ -162,6 +162,17 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("nccl_cpu_tensor", "hpcaitech/ColossalAI#6400"): (
         "right", "unresolved; a CPU tensor reaches NCCL inside the framework with cpu_offload "
                  "(Lamb, LowLevelZeroPlugin), the framework case the text names, labels R4.4"),
+    ("hostfile_format", "deepspeedai/DeepSpeed#3669"): (
+        "right", "resolution: the launch works once the mistyped `lots=8` line is corrected"),
+    ("ssh_check", "deepspeedai/DeepSpeed#4907"): (
+        "right", "resolution: the failed pre-launch ssh check means setting up passwordless ssh "
+                 "between the nodes, the master to itself included"),
+    ("size_mismatch", "hpcaitech/ColossalAI#2770"): (
+        "right", "unresolved; the model is sharded (shardinit: 4096 in the checkpoint, a 512 "
+                 "shard in the model) before the full weights load, a cause the text names"),
+    ("optimizer_no_params", "deepspeedai/DeepSpeed#5071"): (
+        "right", "unresolved; pipeline stages holding only frozen layers get an empty list, a "
+                 "cause the text names (the cpu_adam error after it hides it)"),
 }
 
 # Tried and dropped, with the reason (measured with this script's --candidates).
@@ -188,6 +199,15 @@ CANDIDATES: dict[str, tuple[str, str]] = {
     "cuda_mismatch_minor": (r"does not match the version torch was compiled with [\d.]+ but "
                             r"since", "3, all the warning that accepts the pair: a "
                             "Windows build failure (R1.2), an offload bug (S5), one unresolved"),
+    "meta_tensor": (r"copy (?:data )?out of (?:a )?meta tensor", "1, a DeepSpeed init_inference bug: the "
+                    "message says a weight was left on `meta`, not why (a loader's bug, weights "
+                    "missing from the checkpoint, `.to()` after an empty init)"),
+    "megatron_helpers": (r"Failed to compile the C\+\+ dataset helper functions", "1, "
+                         "unresolved: make printed no compiler error, so nothing says what failed"),
+    "ssh_publickey": (r"Permission denied \(publickey", "0; git's own refusal reads the same, and "
+                      "DeepSpeed's ssh check (kept: ssh_check) fails first since 0.6.1"),
+    "cuda_device_max_connections": (r"CUDA_DEVICE_MAX_CONNECTIONS", "8: the variable in launch "
+                                    "scripts, or Megatron's and TE's warning about overlap"),
 }
 
 

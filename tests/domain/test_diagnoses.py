@@ -328,6 +328,87 @@ LOGS = {
         "set an optimizer in your ds-config. If you really want to use a custom optimizer w. "
         "ZeRO-Offload and understand the performance impacts you can also set "
         "<\"zero_force_ds_cpu_optimizer\": false> in your configuration file."),
+    "launcher_missing": (
+        "multi-node run with a hostfile fails at once",
+        "[2024-05-02 09:12:01,312] [INFO] [runner.py:463:main] Using IP address of 10.0.0.1 for "
+        "node worker-0\nTraceback (most recent call last):\n  File \"/opt/conda/lib/python3.10/"
+        "site-packages/deepspeed/launcher/runner.py\", line 579, in main\n    raise "
+        "RuntimeError(f\"launcher '{args.launcher}' not installed.\")\n"
+        "RuntimeError: launcher 'pdsh' not installed."),
+    "hostfile_format": (
+        "deepspeed --hostfile refuses my file",
+        "[2023-06-01 10:00:00,000] [ERROR] [runner.py:228:_parse_hostfile] Bad hostfile text: "
+        "['worker-0 slots=8\\n', 'worker-1 slot=8\\n']\n  File \"/opt/conda/lib/python3.10/"
+        "site-packages/deepspeed/launcher/runner.py\", line 230, in _parse_hostfile\n"
+        "ValueError: Hostfile contains a bad entry: worker-1 slot=8, unable to proceed with "
+        "launching"),
+    "ssh_check": (
+        "two nodes with deepspeed: launch fails",
+        "subprocess.CalledProcessError: Command '['ssh', '-o', 'PasswordAuthentication=no', "
+        "'worker-1', 'hostname']' returned non-zero exit status 255.\n\nDuring handling of the "
+        "above exception, another exception occurred:\n\nTraceback (most recent call last):\n"
+        "RuntimeError: Using hostfile at /job/hostfile but host=worker-1 was not reachable via "
+        "ssh. If you are running with a single node please remove /job/hostfile or setup "
+        "passwordless ssh."),
+    "size_mismatch": (
+        "resuming the converted checkpoint fails",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py\", line "
+        "2153, in load_state_dict\nRuntimeError: Error(s) in loading state_dict for GPTModel:\n"
+        "\tsize mismatch for language_model.embedding.word_embeddings.weight: copying a param "
+        "with shape torch.Size([25216, 4096]) from checkpoint, the shape in current model is "
+        "torch.Size([50432, 4096])."),
+    "state_dict_prefix": (
+        "cannot load the weights saved during DDP training",
+        "  File \"eval.py\", line 31, in <module>\n    model.load_state_dict(torch.load(path))\n"
+        "RuntimeError: Error(s) in loading state_dict for ResNet:\n\tMissing key(s) in "
+        "state_dict: \"conv1.weight\", \"bn1.weight\", \"bn1.bias\", \"bn1.running_mean\". \n"
+        "\tUnexpected key(s) in state_dict: \"module.conv1.weight\", \"module.bn1.weight\", "
+        "\"module.bn1.bias\", \"module.bn1.running_mean\". "),
+    "zero3_device_map": (
+        "QLoRA with ZeRO-3 fails to load the model",
+        "  File \"/opt/conda/lib/python3.10/site-packages/transformers/modeling_utils.py\", line "
+        "3045, in from_pretrained\n    raise ValueError(\nValueError: DeepSpeed Zero-3 is not "
+        "compatible with `low_cpu_mem_usage=True` or with passing a `device_map`."),
+    "device_map_parallel": (
+        "accelerate launch with 2 GPUs fails in prepare",
+        "  File \"/opt/conda/lib/python3.10/site-packages/accelerate/accelerator.py\", line "
+        "1329, in prepare\n    raise ValueError(\nValueError: You can't train a model that has "
+        "been loaded with `device_map='auto'` in any distributed mode. Please rerun your script "
+        "specifying `--num_processes=1` or by launching with `python {{myscript.py}}`."),
+    "accelerate_ds_batch": (
+        "accelerate with the DeepSpeed plugin fails in prepare",
+        "  File \"/opt/conda/lib/python3.10/site-packages/accelerate/accelerator.py\", line "
+        "1594, in _prepare_deepspeed\n    raise ValueError(\nValueError: When using DeepSpeed, "
+        "`accelerate.prepare()` requires you to pass at least one of training or evaluation "
+        "dataloaders with `batch_size` attribute returning an integer value or alternatively "
+        "set an integer value in `train_micro_batch_size_per_gpu` in the deepspeed config file"),
+    "shardformer_policy": (
+        "[BUG]: HybridParallelPlugin with Qwen",
+        "  File \"/usr/local/lib/python3.10/dist-packages/colossalai/shardformer/policies/"
+        "auto_policy.py\", line 286, in get_autopolicy\n    raise NotImplementedError(\n"
+        "NotImplementedError: Auto policy for QWenLMHeadModel (transformers_modules."
+        "modeling_qwen.QWenLMHeadModel) is not implemented\n. Supported models are "
+        "['transformers.models.bert.modeling_bert.BertModel', "
+        "'transformers.models.llama.modeling_llama.LlamaForCausalLM']"),
+    "optimizer_no_params": (
+        "deepspeed.initialize fails with LoRA",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/optim/optimizer.py\", line 261, "
+        "in __init__\n    raise ValueError(\"optimizer got an empty parameter list\")\n"
+        "ValueError: optimizer got an empty parameter list"),
+    "unscale_fp16": (
+        "fp16=True with the Trainer fails at the first step",
+        "  File \"/opt/conda/lib/python3.10/site-packages/accelerate/accelerator.py\", line "
+        "2040, in unscale_gradients\n    self.scaler.unscale_(opt)\n  File \"/opt/conda/lib/"
+        "python3.10/site-packages/torch/amp/grad_scaler.py\", line 260, in _unscale_grads_\n"
+        "    raise ValueError(\"Attempting to unscale FP16 gradients.\")\n"
+        "ValueError: Attempting to unscale FP16 gradients."),
+    "mpi_discovery": (
+        "python train.py with deepspeed fails at init",
+        "[2024-04-01 10:00:00,000] [INFO] [comm.py:652:init_distributed] Not using the "
+        "DeepSpeed or dist launchers, attempting to detect MPI environment...\n"
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/comm/comm.py\", line 684, in "
+        "mpi_discovery\n    from mpi4py import MPI\n"
+        "ModuleNotFoundError: No module named 'mpi4py'"),
 }
 
 NEAR_MISSES = {
@@ -422,6 +503,35 @@ NEAR_MISSES = {
                "multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 12076)",
     "not_divisible": "Note that the hidden size is not divisible by the number of heads in my "
                      "custom config, is that allowed?",
+    "launcher_missing": "pdsh is installed on both nodes; the job hangs after cmd = pdsh "
+                        "-S -f 1024 -w worker-0,worker-1",
+    # the warning of every single-node run: no hostfile is fine
+    "hostfile_format": "[WARNING] [runner.py:202:fetch_hostfile] Unable to find hostfile, will "
+                       "proceed with training with local resources only.",
+    "ssh_check": "ssh worker-1 hostname works without a password; NCCL then hangs on 2 nodes.",
+    # another shape error, not a checkpoint's
+    "size_mismatch": "RuntimeError: The size of tensor a (4096) must match the size of tensor b "
+                     "(512) at non-singleton dimension 1",
+    # a head absent from the checkpoint, both sides wrapped alike: not the prefix
+    "state_dict_prefix": "RuntimeError: Error(s) in loading state_dict for DDP:\n\tMissing "
+                         "key(s) in state_dict: \"module.head.weight\", \"module.head.bias\". ",
+    "zero3_device_map": "I load with device_map='auto' for inference and train with ZeRO-3 in "
+                        "another script; the loss is NaN.",
+    # quantized weights offloaded to CPU or disk: another fix (enough GPU memory)
+    "device_map_parallel": "ValueError: You can't train a model that has been loaded in "
+                           "8-bit or 4-bit precision with CPU or disk offload.",
+    # DeepSpeed's own batch check (a dropped candidate)
+    "accelerate_ds_batch": "AssertionError: Check batch related parameters. train_batch_size is "
+                           "not equal to micro_batch_per_gpu * gradient_acc_step * world_size "
+                           "16 != 2 * 1 * 4",
+    "shardformer_policy": "NotImplementedError: seq_parallel_mode=ring is not supported!",
+    "optimizer_no_params": "ValueError: some parameters appear in more than one parameter group",
+    # the loss scaler's overflow message: a diverging loss, not fp16 parameters
+    "unscale_fp16": "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to "
+                    "32768.0",
+    # mpi4py missing in an MPI job of its own (Horovod), without DeepSpeed's MPI discovery
+    "mpi_discovery": "ModuleNotFoundError: No module named 'mpi4py'\nhorovodrun -np 4 python "
+                     "train.py",
 }
 
 
@@ -462,6 +572,48 @@ OTHER_SPELLINGS = [
     ("nccl_cpu_tensor", "[rank1]: RuntimeError: No backend type associated with device type "
                         "cpu"),
     ("nccl_not_built", "RuntimeError: Distributed package doesn’t have NCCL built in"),
+    ("launcher_missing", "RuntimeError: launcher 'openmpi' not installed."),
+    # before DeepSpeed 0.8, logged before the parser's own ValueError
+    ("hostfile_format", "[ERROR] [runner.py:150:fetch_hostfile] Hostfile is not formatted "
+                        "correctly, unable to proceed with training.\nValueError: not enough "
+                        "values to unpack (expected 2, got 1)"),
+    ("hostfile_format", "ValueError: Hostfile contains multiple entries for worker-1, unable to "
+                        "proceed with launching"),
+    # before 0.10.2 the check ran the command as a string through the shell
+    ("ssh_check", "subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no "
+                  "192.168.3.100 hostname' returned non-zero exit status 255."),
+    # a rewritten report wraps the line
+    ("size_mismatch", "\tsize mismatch for transformer.wte.weight: copying a param \nwith shape "
+                      "torch.Size([50257, 768]) from checkpoint, the shape in current model is "
+                      "torch.Size([50304, 768])."),
+    # the other way round: a wrapped model loading unwrapped weights
+    ("state_dict_prefix", "Missing key(s) in state_dict: \"module.fc.weight\", \"module.fc.bias\"."
+                          " \n\tUnexpected key(s) in state_dict: \"fc.weight\", \"fc.bias\". "),
+    ("state_dict_prefix", "Missing key(s) in state_dict: \"layers.0.weight\". Unexpected key(s) in"
+                          " state_dict: \"_orig_mod.layers.0.weight\". "),
+    # Transformers 5
+    ("zero3_device_map", "ValueError: DeepSpeed Zero-3 is not compatible with passing a "
+                         "`device_map`."),
+    # a quantized model (before Accelerate 1.0 the message says "8-bit precision" only)
+    ("device_map_parallel", "ValueError: You can't train a model that has been loaded in "
+                            "8-bit precision on a different device than the one you're "
+                            "training on."),
+    ("device_map_parallel", "ValueError: You can't train a model that has been loaded in "
+                            "8-bit or 4-bit precision on multiple devices in any distributed "
+                            "mode."),
+    # Accelerate before 0.26, and a data loader built with a batch sampler
+    ("accelerate_ds_batch", "ValueError: When using DeepSpeed `accelerate.prepare()` requires you "
+                            "to pass at least one of training or evaluation dataloaders"),
+    ("accelerate_ds_batch", "ValueError: At least one of the dataloaders passed to "
+                            "`accelerate.prepare()` has `None` as batch size. Please set an "
+                            "integer value in `train_micro_batch_size_per_gpu`"),
+    # Colossal-AI before 0.3.2
+    ("shardformer_policy", "NotImplementedError: Auto policy for BaichuanForCausalLM is not "
+                           "implemented\n. Supported models are ['transformers.models.bert']"),
+    # DeepSpeed before 0.7
+    ("mpi_discovery", "[INFO] [distributed.py:36:init_distributed] Not using the DeepSpeed or "
+                      "torch.distributed launchers, attempting to detect MPI environment...\n"
+                      "ModuleNotFoundError: No module named 'mpi4py'"),
 ]
 NOT_THESE = [
     # NVMe offload failing at run time: the op built and loaded
@@ -477,6 +629,14 @@ NOT_THESE = [
     # mixed devices: as often the framework's bug as the reporter's code (2 shared issues)
     "RuntimeError: Expected all tensors to be on the same device, but found at least two "
     "devices, cuda:0 and cpu!",
+    # both sides wrapped alike: keys of another model, not the prefix
+    "Missing key(s) in state_dict: \"module.a.weight\". \n\tUnexpected key(s) in state_dict: "
+    "\"module.b.weight\". ",
+    # a DeepSpeed checkpoint file loaded whole: its top-level "module" key, no dot
+    "Missing key(s) in state_dict: \"fc.weight\". \n\tUnexpected key(s) in state_dict: "
+    "\"module\", \"buffer_names\", \"optimizer\". ",
+    # git's own ssh refusal, no launch
+    "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
 ]
 
 
@@ -494,12 +654,16 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
     """``same_problem`` is opt-in: a kill by signal or an ABI mismatch has causes that vary."""
     linking = {d.id for d in diagnoses.DIAGNOSES if d.same_problem}
     assert {"libaio_missing", "port_in_use", "cuda_mismatch", "libuv_missing", "zero_pipeline",
-            "horovod_controller"} <= linking
+            "horovod_controller", "hostfile_format", "state_dict_prefix",
+            "zero3_device_map", "mpi_discovery"} <= linking
     assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
                           "cpu_adam_not_built", "loss_scale_minimum", "not_divisible",
                           # an error hiding an earlier one, or a change that depends on where
                           "dist_not_initialized", "horovod_extension",
-                          "nccl_cpu_tensor", "ddp_ready_twice", "ddp_no_grad_params"}
+                          "nccl_cpu_tensor", "ddp_ready_twice", "ddp_no_grad_params",
+                          # models built differently in one of several ways, a policy that
+                          # exists for some models, a parameter list empty for several reasons
+                          "size_mismatch", "shardformer_policy", "optimizer_no_params"}
 
 
 @pytest.mark.parametrize("diagnosis_id", sorted(NEAR_MISSES))
@@ -509,6 +673,18 @@ def test_a_near_miss_that_reads_alike_is_not_diagnosed(diagnosis_id: str) -> Non
 
 def test_every_kept_signature_has_a_log_and_a_near_miss() -> None:
     assert set(LOGS) == set(NEAR_MISSES) == set(diagnoses.BY_ID)
+
+
+def test_a_large_models_lists_of_keys_are_read_whole() -> None:
+    """A 7B model's missing keys make one line of tens of kilobytes before the unexpected ones."""
+    names = [f"model.layers.{i}.self_attn.{p}_proj.weight" for i in range(32) for p in "qkvo"] * 6
+    missing = ", ".join(f'"{n}"' for n in names)
+    unexpected = ", ".join(f'"module.{n}"' for n in names)
+    text = full_text("eval fails", f"RuntimeError: Error(s) in loading state_dict for "
+                     f"LlamaForCausalLM:\n\tMissing key(s) in state_dict: {missing}. \n\t"
+                     f"Unexpected key(s) in state_dict: {unexpected}. ")
+    assert len(missing) > 25_000
+    assert ids(text) == ["state_dict_prefix"]
 
 
 def test_a_cuda_mismatch_in_the_report_is_quoted_as_two_versions() -> None:

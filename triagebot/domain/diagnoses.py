@@ -57,10 +57,16 @@ nccl_not_built        0        -      (certain: init_process_group's own check o
 libuv_missing         1        1      S2 1/1, 2.1 1/1, F1 1/1 (resolution: USE_LIBUV=0; certain:
                                        TCPStore's own check)
 launcher_env          1        1      S2, R2.1, F1 (certain: the variable is read and absent)
+mpi_discovery         0        -      (certain: DeepSpeed's MPI discovery, named beside it)
 port_in_use           5        5      S2 5/5, 2.1 5/5, R2.1 5/5, F1 3/3  -> stated
 local_rank_arg        1        1      S2 (certain: argparse names the argument it refuses)
 duplicate_gpu         1        1      S2, R2.1 (certain: NCCL's own check)
 deepspeed_slot        2        2      S2 2/2, R2.1 1/1, F1 1/1 (1 resolved by `--include`)
+launcher_missing      0        -      (certain: DeepSpeed's runner names the launcher not found)
+hostfile_format       1        1      S2 1/1 (resolution: the mistyped `slots` line corrected;
+                                       certain: the runner's own parser)
+ssh_check             1        1      S2 1/1 (resolution: passwordless ssh between the nodes;
+                                       certain: the runner's own check)
 invalid_ordinal       0        -      (certain: CUDA's own check of the device index)
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
@@ -76,9 +82,19 @@ ddp_ready_twice       0        -      (certain: the reducer's message names both
 ddp_no_grad_params    0        -      (certain: DDP's own check)
 zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
+size_mismatch         1        1      (certain: load_state_dict's check; the 1 is a model sharded
+                                       before the full weights were loaded, a cause it names)
+state_dict_prefix     0        -      (certain: one side's names carry a wrapper's prefix)
 zero_pipeline         0        -      (certain: DeepSpeed's own check names both)
 zero_no_sync          0        -      (certain: DeepSpeed's own check names both)
 offload_optimizer     0        -      (certain: DeepSpeed's own check names the options)
+zero3_device_map      0        -      (certain: Transformers' own refusal names both)
+device_map_parallel   0        -      (certain: Accelerate's own refusal)
+accelerate_ds_batch   0        -      (certain: Accelerate's own check names the setting)
+shardformer_policy    0        -      (certain: the message names the class without a policy)
+optimizer_no_params   1        1      (certain: torch's own check; the 1 is pipeline stages
+                                       holding only frozen layers, a cause it names)
+unscale_fp16          0        -      (certain: GradScaler's check of the gradients' dtype)
 loss_scale_minimum    0        -      (certain: DeepSpeed's own message at the minimum scale)
 sigkill               5        5      (stages differ: S3, S4, S5; 2 confirmed by the resolution,
                                        3 by a resource root cause or memory symptom label)
@@ -111,6 +127,9 @@ VALUE_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType({
 })
 _Q = r"""['"‘’`]?"""  # rewritten and pasted reports quote names with any of these, or none
 _LAUNCHER_VARS = r"(?:RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)"
+# What a wrapper puts before every parameter name: DDP, DataParallel and DeepSpeed's engine
+# (``module.``), ``torch.compile`` (``_orig_mod.``).
+_WRAPPED = r"(?:module|_orig_mod)\."
 # Requests a named build refusal makes pointless: the error says what is wrong and with which
 # toolkit, so a log, a traceback or a script to reproduce it would tell nothing more.
 _BUILD_ANSWERED = frozenset({"cuda", "ds_report", "versions", "build_log", "traceback", "repro"})
@@ -540,6 +559,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=_NOT_ABOUT_VERSIONS | {"launcher_command"},
         same_problem=True,
     ),
+    # DeepSpeed's ``init_distributed`` without the launcher's variables reads the ranks from MPI
+    # (``comm/comm.py``, ``utils/distributed.py`` before 0.7): only with that context, as a
+    # missing mpi4py elsewhere (an MPI job, Horovod) is another problem.
+    Diagnosis(
+        "mpi_discovery",
+        _re(rf"No module named {_Q}mpi4py{_Q}", 0),
+        "The script was started without a distributed launcher (`RANK`, `WORLD_SIZE`, "
+        "`MASTER_ADDR`, `MASTER_PORT` or `LOCAL_RANK` unset), so DeepSpeed tried to read the "
+        "ranks from MPI instead, which needs `mpi4py`. Start it with the `deepspeed` launcher "
+        "or `torchrun`, or set those variables; only to start it with `mpirun`, install "
+        "`mpi4py` for that MPI.",
+        context=_re(r"attempting to detect MPI environment|in mpi_discovery", 0),
+        implies={"stage": "S2"},
+        moot=_NOT_ABOUT_VERSIONS | {"launcher_command"},
+        same_problem=True,
+    ),
     # Only at a rendezvous: a web server of an inference setup clashes on its port for
     # other reasons and is fixed elsewhere. Not the frameworks' names: nearly every report
     # names one in its system info.
@@ -590,6 +625,53 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "for example `deepspeed --include localhost:2,3 train.py`.",
         implies={"stage": "S2", "root_cause": "R2.1", "fix_pattern": "F1"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "traceback"}),
+        same_problem=True,
+    ),
+    # DeepSpeed's runner (``launcher/runner.py``) before a multi-node launch: the launcher's
+    # program is looked up on PATH (``pdsh``; ``ompi_info``, ``mpirun``, ``sinfo`` or ``mpiname``
+    # for the others), each hostfile line is parsed, and the first host is tried over ssh
+    # without a password; the exception the check raises is chained to ssh's own, so either
+    # line names it. (Before 0.3 a missing pdsh was Popen's FileNotFoundError: not matched,
+    # as a second literal to search for would cost 10 times as much on a long log.)
+    Diagnosis(
+        "launcher_missing",
+        _re(rf"launcher {_Q}\w+{_Q} not installed", 0),
+        "DeepSpeed's launcher starts a multi-node job (a hostfile with several hosts) through "
+        "`pdsh` unless `--launcher` names another, and that program is not installed on this "
+        "node. Install it (`apt-get install pdsh`), or choose one that is: `--launcher "
+        "openmpi`, `mpich`, `impi`, `mvapich` or `slurm`. On a single node, remove the "
+        "hostfile (DeepSpeed also reads `/job/hostfile`) so that nothing is launched remotely.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "hostfile_format",
+        _re(r"Hostfile (?:contains a bad entry|contains multiple entries for|is empty or not "
+            r"formatted correctly|is not formatted correctly|contains duplicate hosts)", 0),
+        "DeepSpeed's launcher could not read the hostfile: each line must be a host name, a "
+        "space, then `slots=` and that host's number of GPUs (`worker-1 slots=8`), each host "
+        "once; blank lines and lines starting with `#` are skipped (releases before 0.8 refuse "
+        "comments too). Fix the line it names (a typo such as `slot=8`, a missing count, a "
+        "host listed twice), or point `--hostfile` at the right file.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "nccl_debug"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "ssh_check",
+        _re(rf"ssh(?:(?<=was not reachable via ssh)|{_Q},? {_Q}-o{_Q},? {_Q}"
+            r"PasswordAuthentication=no[^\n]{0,200}returned non-zero exit status)", 0),
+        "Before a multi-node launch DeepSpeed logs in to the first host of the hostfile over "
+        "ssh without a password, and that failed. Set up passwordless ssh from this node to "
+        "every node, itself included (`ssh-keygen`, then `ssh-copy-id` to each host, accepting "
+        "each host key once), until `ssh <host> hostname` runs without a prompt; if sshd "
+        "listens on another port, pass `--ssh_port`. On a single node, remove the hostfile.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "nccl_debug"}),
         same_problem=True,
     ),
     Diagnosis(
@@ -764,6 +846,39 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
         same_problem=True,
     ),
+    # ``Module.load_state_dict``'s own checks (what DeepSpeed, Megatron and Transformers call).
+    # A shape differs: the two models were built differently, in one of several ways, so it
+    # links nothing.
+    Diagnosis(
+        "size_mismatch",
+        _re(r"size mismatch for [^\s:]{1,300}: copying a param\s{1,4}with shape", 0),
+        "A tensor in the checkpoint has another shape than the model's parameter of that name "
+        "(the message gives both), so the model is built differently from the one that saved "
+        "it: another config (hidden size, vocabulary or its padding, number of labels), "
+        "another tensor or pipeline parallel split, or a model already sharded when loaded "
+        "(ZeRO-3, a sharded init). Build it with the checkpoint's config and parallel sizes, "
+        "or convert the checkpoint to them.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+    ),
+    # Only when one list starts with a wrapper's prefix and the other does not: a prefix on
+    # one side alone can be a submodule's name, and keys missing for another reason. A large
+    # model's list of keys is one line of ~100 KB (the cap of the text read), so the gap to the
+    # second list is as long: searched only after the literal, ~3 ms when a report has it.
+    Diagnosis(
+        "state_dict_prefix",
+        _re(rf'Missing key\(s\) in state_dict: "(?:{_WRAPPED}[^\n]{{0,100000}}?\s{{0,4}}'
+            rf'Unexpected key\(s\) in state_dict: "(?!{_WRAPPED})|(?!{_WRAPPED})[^\n]{{0,100000}}?'
+            rf'\s{{0,4}}Unexpected key\(s\) in state_dict: "{_WRAPPED})', 0),
+        "The checkpoint's parameter names and the model's differ by a wrapper's prefix: "
+        "`module.` (DDP, DataParallel, DeepSpeed's engine) or `_orig_mod.` "
+        "(`torch.compile`); one side was saved or is loaded through the wrapper, the other not. "
+        "Save and load the unwrapped model (`model.module`, `accelerator.unwrap_model(model)`), "
+        "or strip the prefix from the checkpoint's keys (`consume_prefix_in_state_dict_if_present"
+        "` in `torch.nn.modules.utils`).",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "versions"}),
+        same_problem=True,
+    ),
     # DeepSpeed's refusals of a ZeRO stage with what it cannot go with; each names the pair.
     Diagnosis(
         "zero_pipeline",
@@ -796,6 +911,90 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`deepspeed.ops.adam.DeepSpeedCPUAdam`; to keep your own, set "
         "`\"zero_force_ds_cpu_optimizer\": false` in the config, at a cost in speed.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # Transformers' refusal while loading a model under an active ZeRO-3 config (4.x:
+    # ``modeling_utils``, with ``low_cpu_mem_usage``; 5.x: ``integrations/accelerate.py``).
+    Diagnosis(
+        "zero3_device_map",
+        _re(r"DeepSpeed Zero-3 is not compatible with [^\n]{0,60}device_map", 0),
+        "With a ZeRO-3 DeepSpeed config active (`TrainingArguments` or Accelerate sets it up "
+        "before the model is loaded), Transformers loads the model partitioned over the ranks, "
+        "and refuses a `device_map` (and, in 4.x, `low_cpu_mem_usage=True`), which would "
+        "place the weights itself. Remove both from the `from_pretrained` call: DeepSpeed puts "
+        "each rank's share on its GPU.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    # Accelerate's refusals in ``prepare``: a model that ``from_pretrained`` placed over several
+    # devices, or a quantized one on another GPU than the process's (releases before 1.0 say
+    # "8-bit precision" only); the CPU/disk offload refusal next to them has another fix.
+    Diagnosis(
+        "device_map_parallel",
+        _re(rf"You can['’]?t train a model that has been loaded (?:with {_Q}device_map"
+            r"|in 8-bit (?:or 4-bit )?precision on (?:multiple devices|a different device))", 0),
+        "Accelerate will not train, with several processes, a model that `from_pretrained` "
+        "spread over several devices (`device_map=\"auto\"`) or put on another GPU than the "
+        "process's own: each process needs the whole model on its GPU. Load it with "
+        "`device_map={\"\": PartialState().local_process_index}` (from `accelerate`), or, to "
+        "split one model over the GPUs, run one process (`--num_processes=1` or plain "
+        "`python`).",
+        moot=frozenset({"cuda", "hardware", "traceback", "nccl_debug", "ds_report"}),
+        same_problem=True,
+    ),
+    # Accelerate's ``_prepare_deepspeed`` when the config leaves the micro-batch size "auto".
+    Diagnosis(
+        "accelerate_ds_batch",
+        _re(rf"accelerate\.prepare\(\){_Q} (?:requires you to pass at least one of training"
+            rf"|has {_Q}None{_Q} as batch size)", 0),
+        "The DeepSpeed config leaves `train_micro_batch_size_per_gpu` to Accelerate (`\"auto\"`, "
+        "also in the config Accelerate builds from its own options), which reads it from the "
+        "data loaders passed to that `prepare()` call, and none there had an integer "
+        "`batch_size` (none was passed, or one uses a `batch_sampler`). Set an integer "
+        "`train_micro_batch_size_per_gpu` in the DeepSpeed config, or pass the training data "
+        "loader to `prepare()` with the model.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    # Colossal-AI's ``get_autopolicy`` (``shardformer/policies/auto_policy.py``; before 0.3.2
+    # without the module path in parentheses). Whether a policy exists differs by model, so it
+    # links nothing.
+    Diagnosis(
+        "shardformer_policy",
+        _re(r"Auto policy for \w+ (?:\([\w.-]{1,300}\) )?is not implemented", 0),
+        "Colossal-AI's ShardFormer (used by `HybridParallelPlugin`, and by other plugins for "
+        "tensor parallelism) has no sharding policy for this model class. It looks the class "
+        "up by its module path, so a copy of a supported model in other code is not found "
+        "either. Use a class the message lists, pass your own policy to the plugin "
+        "(`custom_policy`), or use a plugin that does not shard the model "
+        "(`LowLevelZeroPlugin`, `GeminiPlugin` without tensor parallelism).",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug"}),
+    ),
+    # ``torch.optim.Optimizer``'s own check. Why the list is empty differs (all frozen, a used
+    # generator, a pipeline stage without trainable layers), so it links nothing.
+    Diagnosis(
+        "optimizer_no_params",
+        _re(r"optimizer got an empty parameter list", 0),
+        "The optimizer was created with no parameters in the process that raised this. Most "
+        "often every parameter there is frozen (`requires_grad=False`: adapters added after "
+        "the list was taken, or a pipeline stage holding only frozen layers), or "
+        "`model.parameters()` was passed as a generator that was already used up. Pass a list "
+        "of the parameters to train, and check that every rank holds some.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
+    ),
+    # ``GradScaler.unscale_`` (and FSDP's sharded one) refuses fp16 gradients.
+    Diagnosis(
+        "unscale_fp16",
+        _re(r"Attempting to unscale FP16 gradients", 0),
+        "PyTorch's fp16 mixed precision (its `GradScaler`, used by `fp16=True` in the Trainer "
+        "and `--mixed_precision fp16` in Accelerate) found fp16 gradients: the parameters "
+        "being trained are held in fp16, and it needs them in fp32. Do not `.half()` the model "
+        "or load it with `torch_dtype=torch.float16` to train it (with adapters, cast the "
+        "trainable ones to fp32), or train in bf16, or with DeepSpeed's fp16.",
+        implies={"stage": "S4"},
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
         same_problem=True,
     ),
     Diagnosis(
