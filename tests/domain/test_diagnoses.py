@@ -572,7 +572,6 @@ OTHER_SPELLINGS = [
     ("nccl_cpu_tensor", "[rank1]: RuntimeError: No backend type associated with device type "
                         "cpu"),
     ("nccl_not_built", "RuntimeError: Distributed package doesn’t have NCCL built in"),
-    ("launcher_missing", "RuntimeError: launcher 'openmpi' not installed."),
     # before DeepSpeed 0.8, logged before the parser's own ValueError
     ("hostfile_format", "[ERROR] [runner.py:150:fetch_hostfile] Hostfile is not formatted "
                         "correctly, unable to proceed with training.\nValueError: not enough "
@@ -616,6 +615,8 @@ OTHER_SPELLINGS = [
                       "ModuleNotFoundError: No module named 'mpi4py'"),
 ]
 NOT_THESE = [
+    # another launcher's program missing (``ompi_info``): installing pdsh is no fix for it
+    "RuntimeError: launcher 'openmpi' not installed.",
     # NVMe offload failing at run time: the op built and loaded
     "ZeRO-Infinity NVMe offload: async_io error while swapping in tensors at step 300",
     # the GPU's on-chip shared memory, not /dev/shm

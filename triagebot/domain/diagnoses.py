@@ -395,12 +395,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     Diagnosis(
         "transformer_engine",
         _re(rf"No module named {_Q}transformer_engine{_Q}(?![\w.])", 0),
-        "NVIDIA Transformer Engine is not installed: Megatron-Core's default layers (and FP8 "
-        "training) use it, and a plain install of Megatron-Core leaves it out (it is an "
-        "optional dependency). Install it for your CUDA and PyTorch (`pip install "
-        "--no-build-isolation transformer_engine[pytorch]`, or use NVIDIA's PyTorch container, "
-        "which ships it), or, in Megatron-LM, use the layers that do not need it "
-        "(`--transformer-impl local`).",
+        "NVIDIA Transformer Engine is not installed: Megatron-Core's transformer layers "
+        "(and FP8 training) use it, and a plain install of Megatron-Core leaves it out. "
+        "Install it for your CUDA and PyTorch (`pip install --no-build-isolation "
+        "transformer_engine[pytorch]`, or use NVIDIA's PyTorch container, which ships "
+        "it). Megatron-LM core 0.8 and later can also run without it (`--transformer-impl "
+        "local`); older releases import it at start-up.",
         implies={"stage": "S1"},
         moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
         same_problem=True,
@@ -411,12 +411,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     Diagnosis(
         "horovod_extension",
         _re(rf"Extension {_Q}horovod\.\w+{_Q} has not been built", 0),
-        "Horovod was installed without its extension for this framework: the framework was not "
-        "importable when Horovod was built, or that part of the build failed silently. Install "
-        "the framework first, then `pip uninstall horovod` and `HOROVOD_WITH_PYTORCH=1 pip "
-        "install --no-cache-dir horovod` (`HOROVOD_WITH_TENSORFLOW=1` for TensorFlow), which "
-        "stops with the build's own error if it fails. `horovodrun --check-build` lists what "
-        "was built.",
+        "Horovod was installed without its extension for this framework: the framework "
+        "was not importable when Horovod was built, or that part of the build failed "
+        "silently. Install the framework first, then `pip uninstall horovod` and "
+        "`HOROVOD_WITH_PYTORCH=1 pip install --no-build-isolation --no-cache-dir horovod` "
+        "(`HOROVOD_WITH_TENSORFLOW=1` for TensorFlow), which stops with the build's own "
+        "error if it fails. `horovodrun --check-build` lists what was built.",
         implies={"stage": "S1"},
         moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
     ),
@@ -428,12 +428,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
             r"|(?<=Gloo support has not been built)|(?<=MPI support has not been built)"
             r"|(?<=Gloo support is required to use elastic training, but has not been built)"
             r"|(?<=Horovod has not been built) with MPI support)", 0),
-        "Horovod was built without the controller the run asks for (MPI or Gloo): Gloo is built "
-        "only when CMake is found at install time, MPI only when an MPI installation is. "
-        "Install CMake (for Gloo) or an MPI, then `pip uninstall horovod` and "
-        "`HOROVOD_WITH_GLOO=1 pip install --no-cache-dir horovod` (`HOROVOD_WITH_MPI=1` for "
-        "MPI), which stops with the build's error if it still fails. `horovodrun --check-build` "
-        "lists what was built.",
+        "`horovodrun` found no usable controller (MPI or Gloo): Horovod was built without "
+        "them, or its framework extension fails to import (try `python -c 'import "
+        "horovod.torch'`; an `undefined symbol` means the framework changed after Horovod "
+        "was built). Reinstall against the current framework: `pip uninstall horovod`, "
+        "then, with `HOROVOD_WITH_GLOO=1 HOROVOD_WITH_PYTORCH=1` set, `pip install "
+        "--no-build-isolation --no-cache-dir horovod` (or `HOROVOD_WITH_MPI=1`).",
         implies={"stage": "S1", "root_cause": "R1.2"},
         moot=frozenset({"hardware", "config", "repro", "traceback"}),
         same_problem=True,
@@ -497,15 +497,15 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     Diagnosis(
         "torch_cpu_build",
         _re(r"Torch not compiled with CUDA enabled", 0),
-        "The installed PyTorch is a build without CUDA (its version ends in `+cpu`, or it came "
-        "from a package index or channel that only has CPU builds), so nothing can run on the "
-        "GPU. Install the PyTorch build for your CUDA version (the install selector of "
-        "PyTorch's site gives the command), check that `python -c \"import torch; "
-        "print(torch.version.cuda)\"` prints a version and not `None`, then reinstall the "
-        "packages that were built against the CPU build.",
+        "The installed PyTorch is a build without CUDA (its version ends in `+cpu`, or it "
+        "came from an index or channel with CPU builds only), so nothing runs on the GPU. "
+        "Install the PyTorch build for your CUDA version and check that `python -c "
+        "\"import torch; print(torch.version.cuda)\"` prints a version, not `None`. On "
+        "macOS there is no CUDA build: use `mps` or the CPU. On Intel, Ascend or Gaudi "
+        "devices, code that calls CUDA directly is the bug.",
         implies={"stage": "S1"},
         moot=frozenset({"launcher_command", "config", "repro", "traceback"}),
-        same_problem=True,
+        # not linking: a macOS report's fix (the CPU, ``mps``) is no fix for a Linux ``+cpu`` wheel
     ),
     Diagnosis(
         "needs_ampere",
@@ -538,10 +538,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     Diagnosis(
         "libuv_missing",
         _re(r"use_libuv was requested but PyTorch was buil[td]\s+without libuv support", 0),
-        "Since PyTorch 2.4 the rendezvous store (`TCPStore`) uses libuv by default, and this "
-        "build (the Windows wheels) has no libuv. Set the environment variable `USE_LIBUV=0` "
-        "where the job is started, or add `?use_libuv=0` to a `tcp://` or `env://` init "
-        "method; on Windows, multi-GPU training is otherwise best run under WSL2.",
+        "Since PyTorch 2.4 the rendezvous store (`TCPStore`) uses libuv by default, and "
+        "this build (the Windows wheels) has none. Where `init_process_group` creates the "
+        "store, set `USE_LIBUV=0` where the job starts, or add `?use_libuv=0` to a "
+        "`tcp://` or `env://` init method. If the traceback goes through torchrun's "
+        "rendezvous, some releases ignore that setting: start the processes without "
+        "torchrun, or run under WSL2.",
         implies={"stage": "S2", "symptom": "2.1", "fix_pattern": "F1"},
         moot=frozenset({"cuda", "hardware", "config", "repro", "ds_report", "nccl_debug"}),
         same_problem=True,
@@ -635,9 +637,11 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # as a second literal to search for would cost 10 times as much on a long log.)
     Diagnosis(
         "launcher_missing",
-        _re(rf"launcher {_Q}\w+{_Q} not installed", 0),
+        # pdsh only: each other launcher looks for another program, and a linked report's fix
+        # (installing pdsh) would be offered to a report about ``ompi_info`` or ``sinfo``
+        _re(rf"launcher {_Q}pdsh{_Q} not installed", 0),
         "DeepSpeed's launcher starts a multi-node job (a hostfile with several hosts) through "
-        "`pdsh` unless `--launcher` names another, and that program is not installed on this "
+        "`pdsh` unless `--launcher` names another, and `pdsh` is not installed on this "
         "node. Install it (`apt-get install pdsh`), or choose one that is: `--launcher "
         "openmpi`, `mpich`, `impi`, `mvapich` or `slurm`. On a single node, remove the "
         "hostfile (DeepSpeed also reads `/job/hostfile`) so that nothing is launched remotely.",
@@ -664,11 +668,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "ssh_check",
         _re(rf"ssh(?:(?<=was not reachable via ssh)|{_Q},? {_Q}-o{_Q},? {_Q}"
             r"PasswordAuthentication=no[^\n]{0,200}returned non-zero exit status)", 0),
-        "Before a multi-node launch DeepSpeed logs in to the first host of the hostfile over "
-        "ssh without a password, and that failed. Set up passwordless ssh from this node to "
-        "every node, itself included (`ssh-keygen`, then `ssh-copy-id` to each host, accepting "
-        "each host key once), until `ssh <host> hostname` runs without a prompt; if sshd "
-        "listens on another port, pass `--ssh_port`. On a single node, remove the hostfile.",
+        "Before a multi-node launch DeepSpeed logs in to the first host of the hostfile "
+        "over ssh without a password, and that failed. Set up passwordless ssh from this "
+        "node to every node, itself included (`ssh-keygen`, then `ssh-copy-id` to each "
+        "host), until `ssh <host> hostname` runs without a prompt. If the nodes are "
+        "started without ssh (`--launcher slurm`, your own launcher), pass "
+        "`--no_ssh_check`; on a single node, remove the hostfile.",
         implies={"stage": "S2"},
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
                         "nccl_debug"}),
@@ -778,12 +783,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "nccl_cpu_tensor",
         _re(rf"Tensors must be CUDA and dense|No backend type associated with device type "
             rf"{_Q}cpu(?!\w)", 0),
-        "A collective was given a tensor in CPU memory, and the process group's backend (NCCL) "
-        "moves only GPU tensors. In your code, move the tensor to the rank's GPU first, or "
-        "create the group with a backend for CPU tensors too "
-        "(`backend=\"cpu:gloo,cuda:nccl\"`). Inside the framework, an option that keeps "
-        "tensors on the CPU (often CPU offload) reached a path that does not expect it: report "
-        "it with that option, and run without it meanwhile.",
+        "A collective was given a tensor in CPU memory, and the process group's backend "
+        "(NCCL) moves only GPU tensors. In your code, move the tensor (for DDP, the model "
+        "before wrapping it) to the rank's GPU, or create the group with a backend for "
+        "CPU tensors too (`backend=\"cpu:gloo,cuda:nccl\"`). Inside the framework, an "
+        "option that keeps tensors on the CPU (often CPU offload) reached a path not made "
+        "for it: report it, and run without that option meanwhile.",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
     ),
     Diagnosis(
@@ -869,12 +874,13 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         _re(rf'Missing key\(s\) in state_dict: "(?:{_WRAPPED}[^\n]{{0,100000}}?\s{{0,4}}'
             rf'Unexpected key\(s\) in state_dict: "(?!{_WRAPPED})|(?!{_WRAPPED})[^\n]{{0,100000}}?'
             rf'\s{{0,4}}Unexpected key\(s\) in state_dict: "{_WRAPPED})', 0),
-        "The checkpoint's parameter names and the model's differ by a wrapper's prefix: "
-        "`module.` (DDP, DataParallel, DeepSpeed's engine) or `_orig_mod.` "
-        "(`torch.compile`); one side was saved or is loaded through the wrapper, the other not. "
-        "Save and load the unwrapped model (`model.module`, `accelerator.unwrap_model(model)`), "
-        "or strip the prefix from the checkpoint's keys (`consume_prefix_in_state_dict_if_present"
-        "` in `torch.nn.modules.utils`).",
+        "The checkpoint's parameter names and the model's differ, at least, by a "
+        "wrapper's prefix: `module.` (DDP, DataParallel, DeepSpeed's engine) or "
+        "`_orig_mod.` (`torch.compile`); one side was saved or is loaded through the "
+        "wrapper, the other not. Save and load the unwrapped model (`model.module`; "
+        "`model._orig_mod` for `torch.compile`), or strip the prefix from the "
+        "checkpoint's keys (`consume_prefix_in_state_dict_if_present` in "
+        "`torch.nn.modules.utils`).",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
                         "versions"}),
         same_problem=True,
@@ -918,11 +924,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     Diagnosis(
         "zero3_device_map",
         _re(r"DeepSpeed Zero-3 is not compatible with [^\n]{0,60}device_map", 0),
-        "With a ZeRO-3 DeepSpeed config active (`TrainingArguments` or Accelerate sets it up "
-        "before the model is loaded), Transformers loads the model partitioned over the ranks, "
-        "and refuses a `device_map` (and, in 4.x, `low_cpu_mem_usage=True`), which would "
-        "place the weights itself. Remove both from the `from_pretrained` call: DeepSpeed puts "
-        "each rank's share on its GPU.",
+        "With a ZeRO-3 DeepSpeed config active (`TrainingArguments` or Accelerate sets it "
+        "up before the model is loaded), Transformers loads the model partitioned over "
+        "the ranks, and refuses a `device_map` (and, in 4.x, `low_cpu_mem_usage=True`), "
+        "which would place the weights itself. Remove both from the `from_pretrained` "
+        "call. If this load follows ZeRO-3 training in the same process (to merge or "
+        "evaluate), do it in a separate script.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
                         "ds_report"}),
         same_problem=True,
