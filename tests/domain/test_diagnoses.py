@@ -4,6 +4,7 @@ values are only short, strict and sanitized; the table is consistent with the ta
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -610,6 +611,9 @@ OTHER_SPELLINGS = [
     ("shardformer_policy", "NotImplementedError: Auto policy for BaichuanForCausalLM is not "
                            "implemented\n. Supported models are ['transformers.models.bert']"),
     # DeepSpeed before 0.7
+    # the traceback alone, without DeepSpeed's INFO line
+    ("mpi_discovery", "  File \"deepspeed/comm/comm.py\", line 684, in mpi_discovery\n"
+                      "    from mpi4py import MPI\nModuleNotFoundError: No module named 'mpi4py'"),
     ("mpi_discovery", "[INFO] [distributed.py:36:init_distributed] Not using the DeepSpeed or "
                       "torch.distributed launchers, attempting to detect MPI environment...\n"
                       "ModuleNotFoundError: No module named 'mpi4py'"),
@@ -674,6 +678,57 @@ def test_a_near_miss_that_reads_alike_is_not_diagnosed(diagnosis_id: str) -> Non
 
 def test_every_kept_signature_has_a_log_and_a_near_miss() -> None:
     assert set(LOGS) == set(NEAR_MISSES) == set(diagnoses.BY_ID)
+
+
+def _odd_letters(text: str) -> str:
+    """Every other i, I, s and k as a letter ``re.I`` matches to it but ``str.lower`` does not."""
+    odd = {"i": "ı", "I": "İ", "s": "ſ", "k": "\u212a"}
+    return "".join(odd[c] if c in odd and n % 2 else c for n, c in enumerate(text))
+
+
+def _found_both_ways(text: str) -> list[str]:
+    """Every signature with words searched whole and through them: the same match, or the entry
+    named."""
+    folded = diagnoses._fold(text)
+    differ = []
+    for entry in diagnoses.DIAGNOSES:
+        for signature in (entry.pattern, entry.context, entry.unless):
+            if signature is None or not signature.words:
+                continue
+            whole, fast = signature.regex.search(text), signature.search(text, folded)
+            if (whole and (whole.span(), whole.groupdict())) != \
+                    (fast and (fast.span(), fast.groupdict())):
+                differ.append(entry.id)
+    return differ
+
+
+@pytest.mark.parametrize("case", [str, str.upper, str.lower, str.swapcase, _odd_letters],
+                         ids=["as-written", "upper", "lower", "swapcase", "odd-letters"])
+def test_the_words_that_speed_up_a_long_log_never_change_a_match(
+        case: Callable[[str], str]) -> None:
+    """``Signature.words`` only say where no match can start, so that ``find`` need not run
+    every regex over a whole 100 KB log: each text of this file, in every case, alone and after
+    log lines, is matched the same with them as without."""
+    texts = [t for pair in LOGS.values() for t in pair] + list(NEAR_MISSES.values()) + \
+        [log for _, log in OTHER_SPELLINGS] + NOT_THESE
+    lines = NOISE.splitlines()[:3]
+    for text in texts:
+        for variant in (text, "\n".join([*lines, text, *lines]), f"{lines[0]} {text}x"):
+            assert _found_both_ways(case(variant)) == [], variant
+
+
+def test_the_folded_text_keeps_every_character_where_the_report_has_it() -> None:
+    text = "Unable to pre-compile async_io: İnstall failed, ſee the log (ı, \u212a, …)"
+    folded = diagnoses._fold(text)
+    assert len(folded) == len(text) and folded.isascii() is False
+    assert folded == "unable to pre-compile async_io: install failed, see the log (i, k, …)"
+
+
+def test_a_word_must_be_lower_case_on_one_line() -> None:
+    with pytest.raises(ValueError):
+        diagnoses.Signature(re.compile("Ninja"), words=("Ninja",))
+    with pytest.raises(ValueError):
+        diagnoses.Signature(re.compile("a\nb"), words=("a\nb",))
 
 
 def test_a_large_models_lists_of_keys_are_read_whole() -> None:
