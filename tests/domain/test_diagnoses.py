@@ -855,3 +855,16 @@ def test_every_moot_request_is_a_request_the_bot_makes() -> None:
     known = set(missing.DESCRIPTIONS) | set(symptom_requests.KEYS)
     for entry in diagnoses.DIAGNOSES:
         assert entry.moot <= known, (entry.id, entry.moot - known)
+
+
+def test_the_cpu_adam_cleanup_error_gives_way_to_the_error_it_hides() -> None:
+    """An empty parameter list stops DeepSpeedCPUAdam's constructor, and its destructor then
+    raises the ``ds_opt_adam`` error: the earlier error is diagnosed, and no rebuild of the op
+    is advised (a blind read of DeepSpeed#5071)."""
+    log = ("  File \"deepspeed/ops/adam/cpu_adam.py\", line 94, in __init__\n"
+           "ValueError: optimizer got an empty parameter list\n"
+           "Exception ignored in: <function DeepSpeedCPUAdam.__del__>\n"
+           "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'")
+    assert [d.id for d in diagnoses.find(log)] == ["optimizer_no_params"]
+    alone = "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'"
+    assert [d.id for d in diagnoses.find(alone)] == ["cpu_adam_not_built"]

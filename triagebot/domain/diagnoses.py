@@ -47,7 +47,8 @@ transformer_engine    1        1      S1 1/1 (certain: the module itself is miss
 horovod_extension     0        -      (certain: Horovod's own check names the unbuilt extension)
 horovod_controller    1        1      S1 1/1, R1.2 1/1 (resolution: a rebuild with MPI or Gloo)
 colossalai_kernels    4        4      S1 4/4, 1.2 3/4 (unresolved; labels R1.3, a missing part)
-cpu_adam_not_built    2        2      (stages differ: S1, S3; the error hides an earlier one)
+cpu_adam_not_built    1        1      S3 (the error hides an earlier one; the other shared
+                                       issue's, an empty parameter list, is diagnosed itself)
 no_kernel_image       0        -      (certain: the message says so)
 no_gpu_visible        0        -      (certain: the message says so)
 driver_too_old        0        -      (certain: the message says so)
@@ -575,6 +576,9 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "it is the `cpu_adam` op failing to build or load (compiler, CUDA toolkit, "
         "`CUDA_HOME`), install with `DS_BUILD_CPU_ADAM=1 pip install deepspeed "
         "--no-cache-dir` to see the build's own errors.",
+        # the earlier error diagnosed on its own (``optimizer_no_params``): a rebuild of the op
+        # would send the reporter after a build that is not broken (a blind read, DeepSpeed#5071)
+        unless=_re(r"optimizer got an empty parameter list", 0),
         moot=frozenset({"hardware", "launcher_command"}),
     ),
     Diagnosis(
@@ -661,8 +665,8 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         _re(r"use_libuv was requested but PyTorch was buil[td]\s+without libuv support", 0),
         "Since PyTorch 2.4 the rendezvous store (`TCPStore`) uses libuv by default, and "
         "this build (the Windows wheels) has none. Where `init_process_group` creates the "
-        "store, set `USE_LIBUV=0` where the job starts, or add `?use_libuv=0` to a "
-        "`tcp://` or `env://` init method. If the traceback goes through torchrun's "
+        "store, set `USE_LIBUV=0` where the job starts, or add `?use_libuv=0` to the "
+        "address of a TCP or `env` init method. If the traceback goes through torchrun's "
         "rendezvous, some releases ignore that setting: start the processes without "
         "torchrun, or run under WSL2.",
         implies={"stage": "S2", "symptom": "2.1", "fix_pattern": "F1"},
@@ -788,7 +792,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "DeepSpeed's launcher could not read the hostfile: each line must be a host name, a "
         "space, then `slots=` and that host's number of GPUs (`worker-1 slots=8`), each host "
         "once; blank lines and lines starting with `#` are skipped (releases before 0.8 refuse "
-        "comments too). Fix the line it names (a typo such as `slot=8`, a missing count, a "
+        "comments too). Fix the offending line (a typo such as `slot=8`, a missing count, a "
         "host listed twice), or point `--hostfile` at the right file.",
         implies={"stage": "S2"},
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
@@ -925,12 +929,12 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
             rf"{_Q}cpu(?!\w)", 0,
             words=("tensors must be cuda and dense",
                    "no backend type associated with device type ")),
-        "A collective was given a tensor in CPU memory, and the process group's backend "
-        "(NCCL) moves only GPU tensors. In your code, move the tensor (for DDP, the model "
-        "before wrapping it) to the rank's GPU, or create the group with a backend for "
-        "CPU tensors too (`backend=\"cpu:gloo,cuda:nccl\"`). Inside the framework, an "
-        "option that keeps tensors on the CPU (often CPU offload) reached a path not made "
-        "for it: report it, and run without that option meanwhile.",
+        "A collective got a tensor in CPU memory, and the group's backend (NCCL) moves only "
+        "GPU tensors. If the traceback ends inside the framework, an option that keeps "
+        "tensors on the CPU (often CPU offload) reached a path not made for it: report it, "
+        "and run without that option meanwhile. In your own code, move the tensor (for DDP, "
+        "the model before wrapping it) to the rank's GPU, or give the group a backend for CPU "
+        "tensors too (`backend=\"cpu:gloo,cuda:nccl\"`).",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
     ),
     Diagnosis(
