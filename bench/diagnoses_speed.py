@@ -25,56 +25,6 @@ from _common import machine, median, table
 from triagebot.domain import diagnoses
 from triagebot.text.signal import full_text
 
-_DS_REPORT = """--------------------------------------------------
-DeepSpeed C++/CUDA extension op report
---------------------------------------------------
-NOTE: Ops not installed will be just-in-time (JIT) compiled at
-      runtime if needed. Op compatibility means that your system
-      meet the required dependencies to JIT install the op.
---------------------------------------------------
-JIT compiled ops requires ninja
-ninja .................. [OKAY]
---------------------------------------------------
-op name ................ installed .. compatible
---------------------------------------------------
- [WARNING]  async_io requires the dev libaio .so object and headers but these were not found.
- [WARNING]  async_io: please install the libaio-dev package with apt
- [WARNING]  If libaio is already installed (perhaps from source), try setting the CFLAGS and
-LDFLAGS environment variables to where it can be found.
-async_io ............... [NO] ....... [NO]
-fused_adam ............. [NO] ....... [OKAY]
-cpu_adam ............... [NO] ....... [OKAY]
-cpu_adagrad ............ [NO] ....... [OKAY]
-cpu_lion ............... [NO] ....... [OKAY]
- [WARNING]  Please specify the CUTLASS repo directory as environment variable $CUTLASS_PATH
-evoformer_attn ......... [NO] ....... [NO]
-fused_lamb ............. [NO] ....... [OKAY]
-fused_lion ............. [NO] ....... [OKAY]
-inference_core_ops ..... [NO] ....... [OKAY]
-cutlass_ops ............ [NO] ....... [OKAY]
-quantizer .............. [NO] ....... [OKAY]
-ragged_device_ops ...... [NO] ....... [OKAY]
-ragged_ops ............. [NO] ....... [OKAY]
-random_ltd ............. [NO] ....... [OKAY]
- [WARNING]  sparse_attn requires a torch version >= 1.5 and < 2.0 but detected 2.3
- [WARNING]  using untested triton version (2.3.0), only 1.0.0 is known to be compatible
-sparse_attn ............ [NO] ....... [NO]
-spatial_inference ...... [NO] ....... [OKAY]
-transformer ............ [NO] ....... [OKAY]
-stochastic_transformer . [NO] ....... [OKAY]
-transformer_inference .. [NO] ....... [OKAY]
---------------------------------------------------
-DeepSpeed general environment info:
-torch install path ............... ['/opt/conda/lib/python3.10/site-packages/torch']
-torch version .................... 2.3.0+cu121
-deepspeed install path ........... ['/opt/conda/lib/python3.10/site-packages/deepspeed']
-deepspeed info ................... 0.14.2, unknown, unknown
-torch cuda version ............... 12.1
-torch hip version ................ None
-nvcc version ..................... 12.1
-deepspeed wheel compiled w. ...... torch 2.3, cuda 12.1
-shared memory (/dev/shm) size .... 31.29 GB
-"""
 _PACKAGES = ("accelerate 0.30.1", "aiohttp 3.9.5", "bitsandbytes 0.43.1", "datasets 2.19.1",
              "deepspeed 0.14.2", "einops 0.8.0", "flash-attn 2.5.8", "huggingface-hub 0.23.0",
              "ninja 1.11.1.1", "numpy 1.26.4", "nvidia-nccl-cu12 2.20.5", "peft 0.11.1",
@@ -88,7 +38,9 @@ def synthetic_log(kb: int = 100, errors: Sequence[str] = ("import_name", "sigkil
     with the ``errors`` (ids of ``LOGS``) after the training lines."""
     from domain.test_diagnoses import LOGS, NEAR_MISSES  # tests/ is on sys.path (``_common``)
 
-    head = [_DS_REPORT, "Package                  Version", "------------------------ ----------"]
+    from support.domain import DS_REPORT  # the test suite's own pasted ds_report
+
+    head = [DS_REPORT, "Package                  Version", "------------------------ ----------"]
     head += [f"{name:<24} {version}" for name, version in (p.split() for p in _PACKAGES * 6)]
     tail = [LOGS[e][1] for e in errors]
     misses = list(NEAR_MISSES.values())
