@@ -154,6 +154,10 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("transformer_engine", "NVIDIA/Megatron-LM#577"): (
         "right", "unresolved; the maintainer's question (the NGC container?) implies installing "
                  "Transformer Engine, labels R1.3 (a missing dependency)"),
+    ("te_mpi_bootstrap", "NVIDIA/Megatron-LM#1274"): (
+        "right", "unresolved; Megatron's warning before TE 1.9's MPI-only bootstrap; its twin "
+                 "Megatron-LM#608 (same crash, screenshots only) was answered: launch with MPI "
+                 "(srun's PMIx), labels R4.1"),
     ("horovod_controller", "horovod/horovod#1655"): (
         "right", "resolution: reinstall so that MPI/Gloo are built; pip had reused the old "
                  "install, hence uninstall and --no-cache-dir"),

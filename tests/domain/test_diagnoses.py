@@ -250,6 +250,12 @@ LOGS = {
         "  File \"/workspace/Megatron-LM/megatron/core/extensions/transformer_engine.py\", line "
         "12, in <module>\n    import transformer_engine as te\n"
         "ModuleNotFoundError: No module named 'transformer_engine'"),
+    "te_mpi_bootstrap": (
+        "[BUG] Training crashes with --tp-comm-overlap",
+        "/home/Megatron-LM/megatron/training/initialize.py:227: UserWarning: Transformer Engine "
+        "v1.5.0+6a9edc3 supports only MPI bootstrap backend.\n  warnings.warn(\n"
+        "RuntimeError: Distributed package doesn't have MPI built in. MPI is only included if "
+        "you build PyTorch from source on a host that has MPI installed."),
     "horovod_extension": (
         "horovod.torch import prints a warning, then allreduce fails",
         "Extension horovod.torch has not been built: /usr/local/lib/python3.8/dist-packages/"
@@ -421,6 +427,9 @@ NEAR_MISSES = {
     "sigbus": "exits with return code = -70 after the evaluation step",
     # an install of Transformer Engine whose compiled part is missing or mismatched
     "transformer_engine": "ModuleNotFoundError: No module named 'transformer_engine_torch'",
+    # a question about the option, not the warning
+    "te_mpi_bootstrap": "Does --tp-comm-overlap need the MPI bootstrap backend with Transformer "
+                        "Engine 1.5?",
     "horovod_extension": "Checking whether extension horovod.torch was built: yes.\n"
                                    "The allreduce is slow on 4 nodes.",
     "horovod_controller": "horovodrun --check-build: [X] MPI [X] Gloo\nThe job hangs at "
@@ -660,7 +669,7 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
     linking = {d.id for d in diagnoses.DIAGNOSES if d.same_problem}
     assert {"libaio_missing", "port_in_use", "cuda_mismatch", "libuv_missing", "zero_pipeline",
             "horovod_controller", "hostfile_format", "state_dict_prefix",
-            "zero3_device_map", "mpi_discovery"} <= linking
+            "zero3_device_map", "mpi_discovery", "te_mpi_bootstrap"} <= linking
     assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
                           "cpu_adam_not_built", "loss_scale_minimum", "not_divisible",
                           # an error hiding an earlier one, or a change that depends on where

@@ -44,6 +44,8 @@ numpy2_abi            0        -      (certain: the message says so)
 apex_extensions       0        -      (certain: both modules exist only as Apex's CUDA build)
 transformer_engine    1        1      S1 1/1 (certain: the module itself is missing; unresolved,
                                        labels R1.3, a missing dependency)
+te_mpi_bootstrap      1        1      (certain: Megatron's own warning; the 1 unresolved, its twin
+                                       Megatron-LM#608 answered "launch through MPI (PMIx)")
 horovod_extension     0        -      (certain: Horovod's own check names the unbuilt extension)
 horovod_controller    1        1      S1 1/1, R1.2 1/1 (resolution: a rebuild with MPI or Gloo)
 colossalai_kernels    4        4      S1 4/4, 1.2 3/4 (unresolved; labels R1.3, a missing part)
@@ -513,6 +515,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "local`); older releases import it at start-up.",
         implies={"stage": "S1"},
         moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
+    ),
+    # Megatron's ``_initialize_tp_communicators`` (``megatron/training/initialize.py``): with
+    # Transformer Engine before 1.9, ``--tp-comm-overlap`` creates an MPI process group to set
+    # up its buffers whatever the bootstrap option says, and warns so before it fails.
+    Diagnosis(
+        "te_mpi_bootstrap",
+        _re(r"Transformer Engine v\S{1,40} supports only MPI bootstrap backend", 0,
+            words=("supports only mpi bootstrap backend",), lead=60),
+        "With Transformer Engine older than 1.9, `--tp-comm-overlap` sets up its buffers "
+        "through an MPI process group, whatever `--tp-comm-bootstrap-backend` says: the job "
+        "must be started by MPI (`mpirun`, or `srun --mpi=pmix`) with a PyTorch built with "
+        "MPI, as in NVIDIA's PyTorch containers. Or upgrade Transformer Engine to 1.9 or "
+        "later, which bootstraps through NCCL or Gloo, or train without `--tp-comm-overlap`.",
+        moot=frozenset({"hardware", "ds_report", "config", "repro", "nccl_debug"}),
         same_problem=True,
     ),
     # Horovod's own checks at import (``check_extension``) and in ``horovodrun``: the framework's
