@@ -154,6 +154,9 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("transformer_engine", "NVIDIA/Megatron-LM#577"): (
         "right", "unresolved; the maintainer's question (the NGC container?) implies installing "
                  "Transformer Engine, labels R1.3 (a missing dependency)"),
+    ("launcher_not_on_path", "horovod/horovod#1045"): (
+        "right", "resolution: upgrade pip and reinstall so that the horovodrun script is "
+                 "installed (or use mpirun); labels S1"),
     ("te_mpi_bootstrap", "NVIDIA/Megatron-LM#1274"): (
         "right", "unresolved; Megatron's warning before TE 1.9's MPI-only bootstrap; its twin "
                  "Megatron-LM#608 (same crash, screenshots only) was answered: launch with MPI "

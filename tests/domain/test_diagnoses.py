@@ -250,6 +250,11 @@ LOGS = {
         "  File \"/workspace/Megatron-LM/megatron/core/extensions/transformer_engine.py\", line "
         "12, in <module>\n    import transformer_engine as te\n"
         "ModuleNotFoundError: No module named 'transformer_engine'"),
+    "launcher_not_on_path": (
+        "Launching on multiple nodes fails",
+        "$ colossalai run --nproc_per_node 8 --hostfile ./hostfile train.py\n"
+        "[10.0.0.2] out: bash: torchrun: command not found\n"
+        "Error: failed to run torchrun --nproc_per_node=8 --nnodes=2 on 10.0.0.2"),
     "te_mpi_bootstrap": (
         "[BUG] Training crashes with --tp-comm-overlap",
         "/home/Megatron-LM/megatron/training/initialize.py:227: UserWarning: Transformer Engine "
@@ -427,6 +432,8 @@ NEAR_MISSES = {
     "sigbus": "exits with return code = -70 after the evaluation step",
     # an install of Transformer Engine whose compiled part is missing or mismatched
     "transformer_engine": "ModuleNotFoundError: No module named 'transformer_engine_torch'",
+    # another program not found, not a launcher
+    "launcher_not_on_path": "bash: srun: command not found",
     # a question about the option, not the warning
     "te_mpi_bootstrap": "Does --tp-comm-overlap need the MPI bootstrap backend with Transformer "
                         "Engine 1.5?",

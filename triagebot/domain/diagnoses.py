@@ -65,6 +65,8 @@ port_in_use           5        5      S2 5/5, 2.1 5/5, R2.1 5/5, F1 3/3  -> stat
 local_rank_arg        1        1      S2 (certain: argparse names the argument it refuses)
 duplicate_gpu         1        1      S2, R2.1 (certain: NCCL's own check)
 deepspeed_slot        2        2      S2 2/2, R2.1 1/1, F1 1/1 (1 resolved by `--include`)
+launcher_not_on_path  1        1      (certain: the shell's own message; horovod#1045, a launcher
+                                       script not installed: reinstalled, labels S1)
 launcher_missing      0        -      (certain: DeepSpeed's runner names the launcher not found)
 hostfile_format       1        1      S2 1/1 (resolution: the mistyped `slots` line corrected;
                                        certain: the runner's own parser)
@@ -780,6 +782,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S2", "root_cause": "R2.1", "fix_pattern": "F1"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "traceback"}),
         same_problem=True,
+    ),
+    # The shell's own message for a launcher's console script: not on the PATH of the shell
+    # that ran it. Why differs (an environment not activated, an install without its scripts, a
+    # non-interactive ssh shell on another node), so it links nothing.
+    Diagnosis(
+        "launcher_not_on_path",
+        _re(r"\b(?:torchrun|deepspeed|colossalai|horovodrun|accelerate): command not found", 0,
+            # "colossalai" (10 characters) before ": command not found"
+            words=(": command not found",), lead=10),
+        "The launcher's command was not found on the `PATH` of the shell that ran it: the "
+        "Python environment that installed it is not active in that shell, or it is not "
+        "installed there (reinstall the package to get its command). When a launcher starts "
+        "it on other nodes over ssh (`colossalai run`, DeepSpeed's pdsh), that shell is "
+        "non-interactive and may skip the `conda activate` or `PATH` set in `~/.bashrc`: set "
+        "`PATH` where such shells read it on every node.",
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "traceback", "nccl_debug"}),
     ),
     # DeepSpeed's runner (``launcher/runner.py``) before a multi-node launch: the launcher's
     # program is looked up on PATH (``pdsh``; ``ompi_info``, ``mpirun``, ``sinfo`` or ``mpiname``
