@@ -23,6 +23,8 @@ MAX_SIMILAR = 3  # the engine links 0-3 relevant issues; never more, whatever it
 MAX_MISSING = missing.MAX_ASKED
 MISSING_CHARS = 200  # a whole request: the longest template is under it
 MAX_EVIDENCE = 3
+# evidence lines read for quotable ones, in the engine's order (``quotable``)
+QUOTE_CANDIDATES = 20
 MAX_ALTERNATIVES = 2
 MIN_ALTERNATIVE = 0.15  # a runner-up under 15% tells a maintainer nothing
 RESOLUTION_CHARS = 260  # a whole sentence: a fix cut in the middle reads as a different fix
@@ -272,8 +274,11 @@ def evidence_lines(triage: Triage) -> list[str]:
 def quotable(pred: Prediction) -> list[str]:
     """Evidence lines that may be quoted: inert (no links, mentions, references, instructions)
     and shaped like an error message (``signatures.error_signature``), never a line that only
-    mentions a topic - such as a title saying "official fix: pip install ..."."""
-    return [q for q in pred.evidence if sanitize.inert_quote(q) and error_signature(q)]
+    mentions a topic - such as a title saying "official fix: pip install ...". Only the first
+    ``QUOTE_CANDIDATES`` are read: at most ``MAX_EVIDENCE`` are shown, and a stored or refined
+    triage with a thousand 5 KB lines took a minute to render when every one was checked."""
+    return [q for q in pred.evidence[:QUOTE_CANDIDATES]
+            if sanitize.inert_quote(q) and error_signature(q)]
 
 
 def quotes_report(triage: Triage) -> bool:
