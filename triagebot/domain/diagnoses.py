@@ -527,10 +527,10 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         _re(r"Transformer Engine v\S{1,40} supports only MPI bootstrap backend", 0,
             words=("supports only mpi bootstrap backend",), lead=60),
         "With Transformer Engine older than 1.9, `--tp-comm-overlap` sets up its buffers "
-        "through an MPI process group, whatever `--tp-comm-bootstrap-backend` says: the job "
-        "must be started by MPI (`mpirun`, or `srun --mpi=pmix`) with a PyTorch built with "
-        "MPI, as in NVIDIA's PyTorch containers. Or upgrade Transformer Engine to 1.9 or "
-        "later, which bootstraps through NCCL or Gloo, or train without `--tp-comm-overlap`.",
+        "through an MPI process group: the job must be started by MPI (`mpirun`, or `srun "
+        "--mpi=pmix`), with a PyTorch that has the MPI backend. Or upgrade Transformer Engine "
+        "to 1.9 or later, which Megatron-LM bootstraps through NCCL or Gloo "
+        "(`--tp-comm-bootstrap-backend`), or train without `--tp-comm-overlap`.",
         moot=frozenset({"hardware", "ds_report", "config", "repro", "nccl_debug"}),
         same_problem=True,
     ),
