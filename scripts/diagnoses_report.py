@@ -233,8 +233,8 @@ def report(rows: list[dict], show: bool) -> None:
     for row in rows:
         text = texts[key(row)]
         # all matches, not only the MAX_SHOWN a comment keeps
-        found = [d.id for d in diagnoses.DIAGNOSES if diagnoses._match(d, text)]
-        if not found and diagnoses.diagnose(text, environment.extract(text)):
+        found = [d.id for d in diagnoses.find(text)]
+        if not found and diagnoses.diagnose(text, environment.extract(text), ()):
             found = ["cuda_mismatch"]
         for diagnosis_id in found:
             matched[diagnosis_id].append(row)

@@ -437,6 +437,7 @@ def test_a_fix_is_offered_only_where_it_clears_the_reporters_bar_too() -> None:
     def fixes(engine: Engine) -> list[Similar]:  # a near-duplicate or the same error vouches
         return [s for issue in reports for s in engine.triage(issue).similar  # for its fix anyway
                 if s.resolved and not s.fix_held_back and s.score < relevance.NEAR_DUPLICATE
-                and set(diagnoses.signatures(issue.title)).isdisjoint(diagnoses.signatures(s.title))]
+                and set(diagnoses.linking(diagnoses.find(issue.title))).isdisjoint(
+                    diagnoses.linking(diagnoses.find(s.title)))]
 
     assert fixes(offering) and not fixes(withholding)

@@ -87,8 +87,8 @@ def test_an_error_whose_causes_vary_vouches_for_nothing() -> None:
 def test_signatures_are_every_same_problem_diagnosis_in_table_order() -> None:
     text = f"{AIO}\nRuntimeError: Ninja is required to load C++ extensions\n" \
            "ImportError: cannot import name 'x'\nAssertionError: 10 is not divisible by 3"
-    assert diagnoses.signatures(text) == ("ninja_missing", "libaio_missing")
-    assert diagnoses.signatures("") == ()
+    assert diagnoses.linking(diagnoses.find(text)) == ("ninja_missing", "libaio_missing")
+    assert diagnoses.linking(diagnoses.find("")) == ()
 
 
 def test_nearly_the_same_text_comes_first_then_the_same_error_then_the_score() -> None:

@@ -234,7 +234,7 @@ class Diagnosis:
     ``states``: the dimensions whose implied id may be stated when the classifier does not
     state it, only those measured >= 0.9 over >= 3 matched issues. ``moot``: the requests
     (``missing`` keys) the diagnosis makes pointless. ``same_problem``: two reports showing
-    this error are the same problem with the same fix, so one links the other (``signatures``).
+    this error are the same problem with the same fix, so one links the other (``linking``).
     Opt-in, for errors that name what to change (a port in use, a header not found, a removed
     API); not for those whose causes vary (a kill by signal, an ABI mismatch of either side,
     ZeRO-3's partitioned weights at any stage, a diverging loss, an error hiding another)."""
@@ -1256,7 +1256,7 @@ def find(text: str) -> tuple[Diagnosed, ...]:
     values. Matched once per report (``engine.analysis``): on a 100 KB log the table takes a
     few milliseconds, searched only where its words occur (``Signature``; ~100 ms searched
     whole), and both what the comment shows (``diagnose``) and what the index keeps
-    (``signatures``) are read from this one pass."""
+    (``linking``) are read from this one pass."""
     text = text if isinstance(text, str) else ""
     folded = _fold(text)
     return tuple(Diagnosed(id=d.id, values=values_of(match.groupdict()))
@@ -1283,12 +1283,6 @@ def linking(found: Iterable[Diagnosed]) -> tuple[str, ...]:
     its report's errors, ids of this table and never the report's words, so that a new report
     with the same error is linked to it (``relevance.same_error``)."""
     return tuple(d.id for d in found if d.id in BY_ID and BY_ID[d.id].same_problem)
-
-
-def signatures(text: str) -> tuple[str, ...]:
-    """``linking`` of every diagnosis the text shows, in table order (not capped at
-    ``MAX_SHOWN``)."""
-    return linking(find(text))
 
 
 def _match(diagnosis: Diagnosis, text: str, folded: str | None = None) -> re.Match[str] | None:
@@ -1340,9 +1334,11 @@ def moot(found: list[Diagnosed]) -> frozenset[str]:
 
 def quote(text: str, diagnosis_id: str) -> str | None:
     """The report's line holding the diagnosis's error, cut to ``rules.SNIPPET_CHARS``: the
-    evidence behind an id the diagnosis states."""
+    evidence behind an id the diagnosis states. Searched where the entry's words occur
+    (``Signature``), as ``find`` searched it: the same match, without a whole pass over a long
+    log."""
     diagnosis = BY_ID.get(diagnosis_id)
-    match = _match(diagnosis, text) if diagnosis is not None else None
+    match = _match(diagnosis, text, _fold(text)) if diagnosis is not None else None
     if match is None:
         return None
     start = text.rfind("\n", 0, match.start()) + 1

@@ -116,7 +116,7 @@ class IndexedIssue(BaseModel):
     owner: str = ""
     installation_id: int | None = None
     shared_with: SharedWith = "repository"
-    # ids of the diagnoses (``domain/diagnoses.signatures``) whose error its report showed: ids
+    # ids of the diagnoses (``domain/diagnoses.linking``) whose error its report showed: ids
     # of our table, never the report's words; a report with the same error links to it
     diagnoses: tuple[str, ...] = ()
 

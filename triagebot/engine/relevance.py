@@ -101,7 +101,7 @@ def link_order(scores: np.ndarray, ranks: Sequence[int]) -> np.ndarray:
 
 def same_error(signatures: Collection[str], item: IndexedIssue) -> bool:
     """Whether ``item``'s report showed an error the new report shows too, of those that mean
-    the same problem wherever they occur (``diagnoses.signatures``: DeepSpeed refusing to build
+    the same problem wherever they occur (``diagnoses.linking``: DeepSpeed refusing to build
     ``async_io``, a port already in use at the rendezvous). Read from the texts, not the labels:
     a mechanism, not a resemblance."""
     return bool(signatures) and not set(signatures).isdisjoint(item.diagnoses)

@@ -210,6 +210,7 @@ def _stated_by_diagnoses(preds: dict[str, Prediction], dists: dict[str, dict[str
     root cause only inside the stage stated by then (stage is decided first)."""
     for diagnosed in found:
         entry = diagnoses.BY_ID[diagnosed.id]
+        quote: str | None = None  # the report's line, looked up once per diagnosis that states
         for dim in taxonomy.DIMENSIONS:  # stage first
             implied = entry.implies.get(dim)
             if dim not in entry.states or implied is None or not preds[dim].abstained:
@@ -218,7 +219,8 @@ def _stated_by_diagnoses(preds: dict[str, Prediction], dists: dict[str, dict[str
             if dim in taxonomy.IN_STAGE and (
                     stage.abstained or taxonomy.stage_of(dim, implied) != stage.id):
                 continue
-            old, quote = preds[dim], diagnoses.quote(full, diagnosed.id)
+            quote = quote or diagnoses.quote(full, diagnosed.id)
+            old = preds[dim]
             others = [(old.id, old.confidence)] if old.id != implied else []
             preds = {**preds, dim: Prediction(
                 id=implied, name=_name(dim, implied),
