@@ -177,6 +177,10 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("size_mismatch", "hpcaitech/ColossalAI#2770"): (
         "right", "unresolved; the model is sharded (shardinit: 4096 in the checkpoint, a 512 "
                  "shard in the model) before the full weights load, a cause the text names"),
+    ("grad_accum_fusion", "NVIDIA/Megatron-LM#1885"): (
+        "right", "unresolved; the title is Megatron's own refusal (fused_weight_gradient_mlp_cuda "
+                 "not found), labels R1.3 (a missing component): Apex's extension or "
+                 "--no-gradient-accumulation-fusion, as the text says"),
     ("optimizer_no_params", "deepspeedai/DeepSpeed#5071"): (
         "right", "unresolved; pipeline stages holding only frozen layers get an empty list, a "
                  "cause the text names (the cpu_adam error after it hides it)"),
@@ -213,6 +217,13 @@ CANDIDATES: dict[str, tuple[str, str]] = {
                          "unresolved: make printed no compiler error, so nothing says what failed"),
     "ssh_publickey": (r"Permission denied \(publickey", "0; git's own refusal reads the same, and "
                       "DeepSpeed's ssh check (kept: ssh_check) fails first since 0.6.1"),
+    "ds_no_latest_file": (r"Unable to find latest file at", "0; a warning (load_checkpoint "
+                          "then returns None) in any run that tries to resume before a first "
+                          "save: in a report it is as often harmless as the cause"),
+    "ssh_any_password_auth": (r"ssh[^\n]{0,20}PasswordAuthentication=no[^\n]{0,200}returned "
+                              r"non-zero exit status", "1 (kept as ssh_check, narrowed): "
+                              "Horovod's ssh line has the same option, and DeepSpeed's fix "
+                              "(--no_ssh_check, the hostfile) is wrong for it"),
     "cuda_device_max_connections": (r"CUDA_DEVICE_MAX_CONNECTIONS", "8: the variable in launch "
                                     "scripts, or Megatron's and TE's warning about overlap"),
 }

@@ -421,6 +421,111 @@ LOGS = {
         "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/comm/comm.py\", line 684, in "
         "mpi_discovery\n    from mpi4py import MPI\n"
         "ModuleNotFoundError: No module named 'mpi4py'"),
+    "grad_accum_fusion": (
+        "[BUG] pretrain_gpt.py fails while building the model",
+        "[rank0]:   File \"/workspace/Megatron-LM/megatron/core/tensor_parallel/layers.py\", "
+        "line 775, in __init__\n[rank0]:     raise RuntimeError(\n[rank0]: RuntimeError: "
+        "ColumnParallelLinear was called with gradient_accumulation_fusion set to True but the "
+        "custom CUDA extension fused_weight_gradient_mlp_cuda module is not found. To use "
+        "gradient_accumulation_fusion you must install APEX with --cpp_ext and --cuda_ext. For "
+        "example: pip install --global-option=\"--cpp_ext\" --global-option=\"--cuda_ext .\" "
+        "Note that the extension requires CUDA>=11. Otherwise, you must turn off gradient "
+        "accumulation fusion."),
+    "horovod_ssh": (
+        "horovodrun on two hosts fails at once",
+        "$ horovodrun -np 8 -H server1:4,server2:4 python train.py\n"
+        "ssh not successful for host server2:\nroot@server2: Permission denied "
+        "(publickey,password).\n\nTraceback (most recent call last):\n  File \"/usr/local/lib/"
+        "python3.8/dist-packages/horovod/runner/launch.py\", line 655, in _run_static\n"
+        "    raise RuntimeError('could not connect to some hosts via ssh')\n"
+        "RuntimeError: could not connect to some hosts via ssh"),
+    "ddp_device_ids": (
+        "wrapping the model in DDP fails",
+        "  File \"train.py\", line 88, in main\n    model = DDP(model, device_ids=[local_rank], "
+        "output_device=local_rank)\n  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/"
+        "parallel/distributed.py\", line 733, in __init__\n    self._log_and_throw(\n"
+        "ValueError: DistributedDataParallel device_ids and output_device arguments only work "
+        "with single-device/multiple-device GPU modules or CPU modules, but got device_ids [1], "
+        "output_device 1, and module parameters {device(type='cpu')}."),
+    "checkpoint_device": (
+        "evaluating the checkpoint on the CPU server fails",
+        "  File \"/usr/lib/python3.10/site-packages/torch/serialization.py\", line 166, in "
+        "validate_cuda_device\n    raise RuntimeError('Attempting to deserialize object on a "
+        "CUDA '\nRuntimeError: Attempting to deserialize object on a CUDA device but "
+        "torch.cuda.is_available() is False. If you are running on a CPU-only machine, please "
+        "use torch.load with map_location=torch.device('cpu') to map your storages to the CPU."),
+    "weights_only": (
+        "resuming from the checkpoint fails after upgrading torch",
+        "  File \"/opt/conda/lib/python3.11/site-packages/deepspeed/runtime/checkpoint_engine/"
+        "torch_checkpoint_engine.py\", line 28, in load\n    partition = torch.load(path, "
+        "map_location=map_location)\n  File \"/opt/conda/lib/python3.11/site-packages/torch/"
+        "serialization.py\", line 1470, in load\n    raise pickle.UnpicklingError(_get_wo_message("
+        "str(e))) from None\n_pickle.UnpicklingError: Weights only load failed. This file can "
+        "still be loaded, to do so you have two options, do those steps only if you trust the "
+        "source of the checkpoint. \n\t(1) In PyTorch 2.6, we changed the default value of the "
+        "`weights_only` argument in `torch.load` from `False` to `True`. Re-running "
+        "`torch.load` with `weights_only` set to `False` will likely succeed, but it can result "
+        "in arbitrary code execution. Do it only if you got the file from a trusted source.\n\t"
+        "(2) Alternatively, to load with `weights_only=True` please check the recommended steps "
+        "in the following error message.\n\tWeightsUnpickler error: Unsupported global: GLOBAL "
+        "deepspeed.runtime.fp16.loss_scaler.LossScaler was not an allowed global by default."),
+    "ds_config_missing": (
+        "deepspeed.initialize fails in my script",
+        "  File \"train.py\", line 120, in main\n    engine, optimizer, _, _ = "
+        "deepspeed.initialize(args=args, model=model, model_parameters=params)\n  File \"/opt/"
+        "conda/lib/python3.10/site-packages/deepspeed/__init__.py\", line 176, in initialize\n"
+        "    assert config is not None, \"DeepSpeed requires --deepspeed_config to specify "
+        "configuration file\"\nAssertionError: DeepSpeed requires --deepspeed_config to specify "
+        "configuration file"),
+    "ds_config_twice": (
+        "the config passed to initialize is refused",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/__init__.py\", line 170, in "
+        "initialize\n    assert config is None, \"Not sure how to proceed, we were given "
+        "deepspeed configs in the deepspeed arguments and deepspeed.initialize() function "
+        "call\"\nAssertionError: Not sure how to proceed, we were given deepspeed configs in the "
+        "deepspeed arguments and deepspeed.initialize() function call"),
+    "fp16_and_bf16": (
+        "my bf16 config is refused",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/config.py\", line "
+        "831, in _initialize_params\n    assert not (self.float16_config.enabled\n"
+        "AssertionError: bfloat16 and fp16 modes cannot be simultaneously enabled"),
+    "micro_batch_zero": (
+        "deepspeed on 16 GPUs fails at init",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/config.py\", line "
+        "906, in _batch_assertion\n    assert (micro_batch > 0), f\"Micro batch size per gpu: "
+        "{micro_batch} has to be greater than 0\"\nAssertionError: Micro batch size per gpu: 0 "
+        "has to be greater than 0"),
+    "zero_needs_optimizer": (
+        "evaluation with the ZeRO-2 config fails",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/runtime/engine.py\", line "
+        "1531, in _configure_zero_optimizer\n    assert not isinstance(optimizer, DummyOptim), "
+        "\"zero stage {} requires an optimizer\".format(zero_stage)\nAssertionError: zero stage "
+        "2 requires an optimizer"),
+    "cpu_optimizer_on_gpu": (
+        "DeepSpeedCPUAdam fails at the first step",
+        "  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/ops/adam/cpu_adam.py\", line "
+        "143, in step\n    assert p.device == device, f\"CPUAdam param is on {p.device} and "
+        "must be 'cpu', make \" \\\nAssertionError: CPUAdam param is on cuda:0 and must be "
+        "'cpu', make sure you enabled 'offload_optimizer': 'cpu' in your ZeRO config."),
+    "ds_config_mismatch": (
+        "the Trainer refuses my DeepSpeed config",
+        "  File \"/opt/conda/lib/python3.10/site-packages/transformers/integrations/deepspeed.py"
+        "\", line 261, in trainer_config_finalize\n    raise ValueError(\nValueError: Please "
+        "correct the following DeepSpeed config values that mismatch TrainingArguments values:\n"
+        "- ds train_micro_batch_size_per_gpu=4 vs hf per_device_train_batch_size=8\n"
+        "- ds gradient_accumulation_steps=1 vs hf gradient_accumulation_steps=4\n"
+        "The easiest method is to set these DeepSpeed config values to 'auto'."),
+    "fsdp_wrap_class": (
+        "FSDP with accelerate fails on Qwen2",
+        "  File \"/opt/conda/lib/python3.10/site-packages/accelerate/utils/dataclasses.py\", "
+        "line 1642, in set_auto_wrap_policy\n    raise ValueError(f\"Could not find the "
+        "transformer layer class {layer_class} in the model.\")\nValueError: Could not find the "
+        "transformer layer class LlamaDecoderLayer in the model."),
+    "fsdp_uniform_dtype": (
+        "QLoRA with FSDP fails in prepare",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/fsdp/_flat_param.py"
+        "\", line 729, in _validate_tensors_to_flatten\n    raise ValueError(\nValueError: Must "
+        "flatten tensors with uniform dtype but got torch.bfloat16 and torch.float32"),
 }
 
 NEAR_MISSES = {
@@ -549,6 +654,38 @@ NEAR_MISSES = {
     # mpi4py missing in an MPI job of its own (Horovod), without DeepSpeed's MPI discovery
     "mpi_discovery": "ModuleNotFoundError: No module named 'mpi4py'\nhorovodrun -np 4 python "
                      "train.py",
+    # the extension built: another problem
+    "grad_accum_fusion": "fused_weight_gradient_mlp_cuda module is built and imports; the loss "
+                         "diverges after 2000 steps",
+    "horovod_ssh": "ssh server2 true works without a password; horovodrun then hangs at "
+                   "hvd.init() on 2 hosts.",
+    "ddp_device_ids": "I pass device_ids=[local_rank] to DistributedDataParallel and the model "
+                      "is on cuda:1; training is slower than on one GPU.",
+    "checkpoint_device": "I am attempting to load the checkpoint on a CUDA device with "
+                         "map_location='cuda:0'; it takes 10 minutes.",
+    # the warning of PyTorch 2.4 and 2.5 before the default changed: the load goes on
+    "weights_only": "FutureWarning: You are using `torch.load` with `weights_only=False` (the "
+                    "current default value), which uses the default pickle module implicitly.",
+    "ds_config_missing": "I start it with deepspeed train.py --deepspeed --deepspeed_config "
+                         "ds_config.json and the loss is NaN.",
+    # the deprecated --deepscale_config given beside --deepspeed_config: another fix
+    "ds_config_twice": "AssertionError: Not sure how to proceed, we were given both a "
+                       "deepscale_config and deepspeed_config",
+    "fp16_and_bf16": "My config has fp16 and bf16 sections, bf16 enabled; the fp16 modes are "
+                     "off and training is slow.",
+    # gradient_accumulation_steps set to 0: another value of the config
+    "micro_batch_zero": "AssertionError: Gradient accumulation steps: 0 has to be greater than 0",
+    # stage 3 runs without an optimizer
+    "zero_needs_optimizer": "Is it true that zero stage 3 requires an optimizer? My inference "
+                            "script has none.",
+    "cpu_optimizer_on_gpu": "With offload_optimizer the CPUAdam param is on cpu as expected; "
+                            "each step takes 20 s.",
+    "ds_config_mismatch": "All my DeepSpeed config values are 'auto' and the Trainer fills "
+                          "them; the loss is NaN.",
+    "fsdp_wrap_class": "fsdp_transformer_layer_cls_to_wrap: LlamaDecoderLayer\nThe transformer "
+                       "layer class is found and wrapped; memory use is higher than expected.",
+    # an integer parameter or buffer: another check of the same function
+    "fsdp_uniform_dtype": "ValueError: Cannot flatten integer dtype tensors",
 }
 
 
@@ -633,6 +770,61 @@ OTHER_SPELLINGS = [
     ("mpi_discovery", "[INFO] [distributed.py:36:init_distributed] Not using the DeepSpeed or "
                       "torch.distributed launchers, attempting to detect MPI environment...\n"
                       "ModuleNotFoundError: No module named 'mpi4py'"),
+    # a rewritten title, and a line wrapped by the terminal
+    ("grad_accum_fusion", "Getting \"...but the custom CUDA extension fused_weight_gradient_mlp_"
+                          "cuda module is not found\""),
+    ("grad_accum_fusion", "RuntimeError: ... the custom CUDA extension fused_weight_gradient_mlp_"
+                          "cuda\nmodule is not found. To use gradient_accumulation_fusion you "
+                          "must install APEX"),
+    # before Horovod 0.20 the check printed this and exited
+    ("horovod_ssh", "ssh not successful for host 10.0.0.2:\nssh: connect to host 10.0.0.2 port "
+                    "22: Connection refused"),
+    # PyTorch 1.x, and a model split over two GPUs
+    ("ddp_device_ids", "ValueError: DistributedDataParallel device_ids and output_device "
+                       "arguments only work with single-device GPU modules, but got device_ids "
+                       "[0], output_device 0, and module parameters {device(type='cuda', "
+                       "index=0), device(type='cuda', index=1)}."),
+    ("checkpoint_device", "[rank3]: RuntimeError: Attempting to deserialize object on CUDA device "
+                          "3 but torch.cuda.device_count() is 1. Please use torch.load with "
+                          "map_location to map your storages to an existing device."),
+    # before PyTorch 2.6, with weights_only=True passed
+    ("weights_only", "_pickle.UnpicklingError: Weights only load failed. Re-running `torch.load` "
+                     "with `weights_only` set to `False` will likely succeed, but it can result "
+                     "in arbitrary code execution.Do it only if you get the file from a trusted "
+                     "source. WeightsUnpickler error: Unsupported class numpy.core.multiarray."
+                     "_reconstruct"),
+    ("ds_config_missing", "[rank1]: AssertionError: DeepSpeed requires --deepspeed_config to "
+                          "specify configuration file"),
+    ("ds_config_twice", "[rank0]: AssertionError: Not sure how to proceed, we were given "
+                        "deepspeed configs in the deepspeed arguments and deepspeed.initialize() "
+                        "function call"),
+    ("fp16_and_bf16", "[rank0]: AssertionError: bfloat16 and fp16 modes cannot be "
+                      "simultaneously enabled"),
+    ("micro_batch_zero", "[rank7]: AssertionError: Micro batch size per gpu: 0 has to be greater "
+                         "than 0"),
+    ("zero_needs_optimizer", "AssertionError: zero stage 1 requires an optimizer"),
+    ("cpu_optimizer_on_gpu", "AssertionError: CPULion param is on cuda:3 and must be 'cpu', make "
+                             "sure you enabled 'offload_optimizer': 'cpu' in your ZeRO config."),
+    # Accelerate's own check of its settings
+    ("ds_config_mismatch", "ValueError: Please correct the following DeepSpeed config values "
+                           "that mismatch kwargs  values:\n- ds gradient_accumulation_steps=1 vs "
+                           "arg gradient_accumulation_steps=2\nThe easiest method is to set "
+                           "these DeepSpeed config values to 'auto'."),
+    # Accelerate and Transformers before the class was named in the message
+    ("fsdp_wrap_class", "Exception: Could not find the transformer layer class to wrap in the "
+                        "model."),
+    ("fsdp_uniform_dtype", "[rank1]: ValueError: Must flatten tensors with uniform dtype but got "
+                           "torch.float16 and torch.float32"),
+    # the first unexpected key is not a prefixed one (AveragedModel's ``n_averaged``), the rest
+    # are the missing ones with ``module.``
+    ("state_dict_prefix", "Missing key(s) in state_dict: \"conv1.weight\", \"bn1.weight\", "
+                          "\"bn1.bias\", \"fc.weight\". \n\tUnexpected key(s) in state_dict: "
+                          "\"n_averaged\", \"module.conv1.weight\", \"module.bn1.weight\", "
+                          "\"module.bn1.bias\", \"module.fc.weight\". "),
+    # DeepSpeed's checks of its own ssh command, with a port
+    ("ssh_check", "subprocess.CalledProcessError: Command '['ssh', '-o', "
+                  "'PasswordAuthentication=no', '-p', '2222', 'worker-1', 'hostname']' returned "
+                  "non-zero exit status 255."),
 ]
 NOT_THESE = [
     # another launcher's program missing (``ompi_info``): installing pdsh is no fix for it
@@ -656,8 +848,25 @@ NOT_THESE = [
     # a DeepSpeed checkpoint file loaded whole: its top-level "module" key, no dot
     "Missing key(s) in state_dict: \"fc.weight\". \n\tUnexpected key(s) in state_dict: "
     "\"module\", \"buffer_names\", \"optimizer\". ",
+    # only the first keys differ by the prefix: the rest are another model's keys
+    "Missing key(s) in state_dict: \"conv1.weight\", \"layer1.0.weight\", \"layer1.1.weight\", "
+    "\"fc.weight\". \n\tUnexpected key(s) in state_dict: \"module.conv1.weight\", "
+    "\"encoder.0.weight\", \"encoder.1.weight\", \"head.weight\". ",
+    # Horovod's ssh command run by other code: neither DeepSpeed's check nor Horovod's
+    "subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no -o "
+    "StrictHostKeyChecking=no worker-1 -p 12345 true' returned non-zero exit status 255.",
     # git's own ssh refusal, no launch
     "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
+    # no checkpoint at all (a git-lfs pointer saved as the file): not the objects weights_only refuses
+    "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default "
+    "value of the `weights_only` argument in `torch.load` from `False` to `True`.\n"
+    "Please file an issue with the following so that we can make `weights_only=True` compatible "
+    "with your use case: WeightsUnpickler error: Unsupported operand 118",
+    # a 4-bit quantised model's uint8 storage (QLoRA): bnb_4bit_quant_storage, not fp32
+    "ValueError: Must flatten tensors with uniform dtype but got torch.bfloat16 and torch.uint8",
+    # one key pairs up beside many of another model
+    "Missing key(s) in state_dict: \"fc.weight\". \n\tUnexpected key(s) in state_dict: "
+    "\"module.fc.weight\", \"encoder.0.weight\", \"encoder.1.weight\", \"head.weight\". ",
 ]
 
 
@@ -676,7 +885,8 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
     linking = {d.id for d in diagnoses.DIAGNOSES if d.same_problem}
     assert {"libaio_missing", "port_in_use", "cuda_mismatch", "libuv_missing", "zero_pipeline",
             "horovod_controller", "hostfile_format", "state_dict_prefix",
-            "zero3_device_map", "mpi_discovery", "te_mpi_bootstrap"} <= linking
+            "zero3_device_map", "mpi_discovery", "te_mpi_bootstrap", "horovod_ssh",
+            "weights_only", "ds_config_mismatch", "grad_accum_fusion"} <= linking
     assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
                           "cpu_adam_not_built", "loss_scale_minimum", "not_divisible",
                           # an error hiding an earlier one, or a change that depends on where
@@ -684,7 +894,11 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
                           "nccl_cpu_tensor", "ddp_ready_twice", "ddp_no_grad_params",
                           # models built differently in one of several ways, a policy that
                           # exists for some models, a parameter list empty for several reasons
-                          "size_mismatch", "shardformer_policy", "optimizer_no_params"}
+                          "size_mismatch", "shardformer_policy", "optimizer_no_params",
+                          # a module on the CPU or over several GPUs: two fixes
+                          "ddp_device_ids",
+                          # no GPU on the machine, or a PyTorch that cannot use it: two fixes
+                          "checkpoint_device"}
 
 
 @pytest.mark.parametrize("diagnosis_id", sorted(NEAR_MISSES))
@@ -757,6 +971,51 @@ def test_a_large_models_lists_of_keys_are_read_whole() -> None:
                      f"Unexpected key(s) in state_dict: {unexpected}. ")
     assert len(missing) > 25_000
     assert ids(text) == ["state_dict_prefix"]
+
+
+def _keys_error(missing: list[str], unexpected: list[str]) -> str:
+    """``load_state_dict``'s message, as torch prints it."""
+    def listed(keys: list[str]) -> str:
+        return ", ".join(f'"{k}"' for k in keys)
+    return (f"RuntimeError: Error(s) in loading state_dict for Net:\n\tMissing key(s) in "
+            f"state_dict: {listed(missing)}. \n\tUnexpected key(s) in state_dict: "
+            f"{listed(unexpected)}. ")
+
+
+def test_the_prefix_must_explain_most_keys_not_only_the_first_pair() -> None:
+    """The two lists are read whole: the diagnosis holds when more than half of the shorter
+    list pairs up with the other by a wrapper's prefix, wherever the pairs stand in the lists."""
+    layers = [f"layers.{i}.weight" for i in range(6)]
+    # all keys wrapped on one side, in either direction and with either wrapper, or both
+    assert ids(report("x", _keys_error(layers, [f"module.{k}" for k in layers]))) == \
+        ["state_dict_prefix"]
+    assert ids(report("x", _keys_error([f"_orig_mod.{k}" for k in layers], layers))) == \
+        ["state_dict_prefix"]
+    assert ids(report("x", _keys_error([f"module._orig_mod.{k}" for k in layers],
+                                        [f"module.{k}" for k in layers]))) == ["state_dict_prefix"]
+    # a new head missing first and a counter first among the unexpected: the rest pair up
+    assert ids(report("x", _keys_error(["head.weight", *layers],
+                                        ["n_averaged", *(f"module.{k}" for k in layers)]))) == \
+        ["state_dict_prefix"]
+    # the first keys pair up, the rest are another model's
+    others = [f"encoder.{i}.weight" for i in range(5)]
+    assert ids(report("x", _keys_error(layers, ["module.layers.0.weight", *others]))) == []
+    # half of the shorter list is not most of it
+    assert ids(report("x", _keys_error(layers[:2], ["module.layers.0.weight",
+                                                     "encoder.0.weight"]))) == []
+
+
+def test_horovods_ssh_check_is_not_deepspeeds() -> None:
+    """Both launchers try ssh with ``PasswordAuthentication=no`` before a launch; each has its
+    own fix (DeepSpeed's ``--no_ssh_check`` and hostfile, ``horovodrun``'s ``-p``)."""
+    assert ids(report(*LOGS["ssh_check"])) == ["ssh_check"]
+    assert ids(report(*LOGS["horovod_ssh"])) == ["horovod_ssh"]
+    assert "--no_ssh_check" not in diagnoses.BY_ID["horovod_ssh"].text
+    assert "horovodrun" not in diagnoses.BY_ID["ssh_check"].text
+    horovod_command = ("subprocess.CalledProcessError: Command 'ssh -o PasswordAuthentication=no "
+                       "-o StrictHostKeyChecking=no worker-1 hostname' returned non-zero exit "
+                       "status 255.")
+    assert ids(report("It fails", horovod_command)) == []
 
 
 def test_a_cuda_mismatch_in_the_report_is_quoted_as_two_versions() -> None:
@@ -884,3 +1143,33 @@ def test_the_cpu_adam_cleanup_error_gives_way_to_the_error_it_hides() -> None:
     assert [d.id for d in diagnoses.find(log)] == ["optimizer_no_params"]
     alone = "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'ds_opt_adam'"
     assert [d.id for d in diagnoses.find(alone)] == ["cpu_adam_not_built"]
+
+
+LAUNCHER_PREFIXES = ["[rank0]: ", "[default3]:", "0: ", "worker-1: ", "10.0.0.12: ", "localhost: ",
+                     "[1,0]<stderr>:"]
+
+
+@pytest.mark.parametrize("prefix", LAUNCHER_PREFIXES)
+def test_an_error_is_recognised_in_a_rank_prefixed_log(prefix: str) -> None:
+    """Multi-rank reports paste logs whose every line a launcher prefixed (torchrun's
+    ``[rank0]:``, pdsh's host, ``srun -l``, Open MPI's ``--tag-output``): messages over several
+    lines (torch's missing and unexpected keys, NumPy's ABI warning) were missed there."""
+    cases = [(k, title, log) for k, (title, log) in LOGS.items()]
+    cases += [(k, "It fails", log) for k, log in OTHER_SPELLINGS]
+
+    def found(title: str, log: str) -> list[str]:
+        prefixed = "\n".join(prefix + line for line in log.split("\n"))
+        return [d.id for d in diagnoses.find(full_text(title, f"```\n{prefixed}\n```"))]
+
+    assert [k for k, title, log in cases if k not in found(title, log)] == []
+    assert [near for near in [*NOT_THESE, *NEAR_MISSES.values()] if found("It fails", near)] == []
+
+
+def test_a_prefix_is_taken_off_only_where_a_launcher_put_it() -> None:
+    from triagebot.text.signal import unprefixed
+
+    assert unprefixed("[rank1]: Traceback\n[rank1]:   File x") == "Traceback\n  File x"
+    # a timestamp, an exception's name and a lone "name: " line are the program's own words
+    kept = "12:30:01 step 4\nRuntimeError: boom\nRuntimeError: again\nv0.9: notes"
+    assert unprefixed(kept) == kept
+    assert unprefixed("node-2: a\nnode-2: b\nnode-3: c") == "a\nb\nnode-3: c"

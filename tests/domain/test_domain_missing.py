@@ -657,3 +657,45 @@ def test_megatron_versions_leave_out_transformer_engine_when_the_report_says_it_
         said = versions(missing_te)
         assert said == missing.MEGATRON_VERSIONS_WITHOUT_TE and missing.is_template(
             missing.MissingInfo(key="versions", description=said))
+
+
+def test_an_error_shown_only_as_a_screenshot_is_asked_for_as_text() -> None:
+    """DeepSpeed#4136: "Multi-node training gives me this error:" and an image. Cleaning drops
+    the image, and the sentence's "error:" read as a pasted error line: no traceback was asked.
+    A strict reader's first request was the error as text."""
+    raw = ("Multi-node training gives me this error:\n"
+           "![image](https://github.com/microsoft/DeepSpeed/assets/1/77bae865.png)")
+    from triagebot.text import signal
+
+    text = signal.full_text("Error in multi-node training", raw)
+    assert missing.error_in_image(raw)
+    items = missing.missing_info(text, extract(text), "S2", True, framework="deepspeed",
+                                 error_image=missing.error_in_image(raw))
+    traceback = next(item for item in items if item.key == "traceback")
+    assert traceback.description == missing.IMAGE_TRACEBACK
+    assert missing.is_template(traceback)
+    # without an image, an introducing "error:" with nothing after it is still no error shown
+    plain = missing.missing_info(text, extract(text), "S2", True, framework="deepspeed")
+    assert next(i for i in plain if i.key == "traceback").description != missing.IMAGE_TRACEBACK
+
+
+def test_an_error_line_after_error_colon_still_counts_as_shown() -> None:
+    shown = "The build stops with\nerror: command 'gcc' failed with exit status 1"
+    assert "traceback" not in _keys(shown, "S1", False)
+    assert "traceback" in _keys("Pretraining BERT, I run into this error:", "S4", False)
+
+
+def test_a_relative_error_between_two_runs_is_no_error_to_paste() -> None:
+    text = ("Tensor parallel training gives losses that differ from one GPU by 47 (over 50% "
+            "relative error).")
+    assert "traceback" not in _keys(text, "S4", True)
+
+
+def test_an_image_is_the_error_only_where_the_report_introduces_it_as_one() -> None:
+    """A loss chart or a paper's table is no screenshot of an error (DeepSpeed#4047 was told
+    its table was the error); markdown and HTML images count, a template's hint does not."""
+    assert missing.error_in_image("Training fails with the error below:\n![shot](https://x.example/a.png)")
+    assert missing.error_in_image('It crashes:\n<img width="800" alt="Image" src="https://x.example/a.png" />')
+    assert not missing.error_in_image("The paper's table is attached as an image.\n![t](https://x.example/t.png)")
+    assert not missing.error_in_image("<!-- if you hit an error, paste a screenshot: ![](url) -->\nno image")
+    assert not missing.error_in_image("")

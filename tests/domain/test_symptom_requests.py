@@ -314,3 +314,30 @@ def test_a_divergence_is_not_asked_for_the_hardware() -> None:
     diverging = "With FSDP and bf16 the model trains worse than in fp32; the loss stays basically flat."
     assert "hardware" not in recorded(diverging, "S4")
     assert "hardware" in recorded("Training is much slower with FSDP on 2 nodes.", "S4")
+
+
+def _requested(text: str, stage: str = "S4") -> list[str]:
+    return [item.key for item in symptom_requests.requests(text, extract(text), None, stage)]
+
+
+def test_a_reporter_who_got_stuck_is_not_a_hang() -> None:
+    """DeepSpeed#579 ("I want to try multi-node training but got stuck. ... pdsh can't connect")
+    was asked for the stacks of every rank while it hangs."""
+    assert "stacks" not in _requested("I want to try multi-node training but got stuck. pdsh fails.")
+    assert "stacks" not in _requested("We are stuck on this error for days: NCCL error 2.")
+    assert "stacks" in _requested("Training got stuck at iteration 200 on both nodes.")
+    assert "stacks" in _requested("The run starts but got stuck at the first all_reduce.")
+
+
+def test_speed_is_asked_about_only_when_the_reporter_speaks_of_it() -> None:
+    """Megatron's log lines print "throughput per GPU" on every iteration: a loss bug
+    (Megatron-LM#2769) was asked for a profile."""
+    log = ("Loss correctness problem: the first loss is 13.86 with FSDP2, 2.40 without.\n```\n"
+           "iteration 1/ 100 | elapsed time per iteration (ms): 27003.9 | throughput per GPU "
+           "(TFLOP/s/GPU): 452.7 | lm loss: 1.386388E+01\n```")
+    asked = _requested(log)
+    assert "profile" not in asked and "perf_numbers" not in asked
+    assert "baseline_run" in asked or symptom_requests.diverges(log)
+    assert "profile" in _requested("Training is 3x slower with ZeRO-3 than with DDP on 8 GPUs.")
+    # a loss *scaling* bug is no loss that went wrong
+    assert not symptom_requests.diverges("Incorrect loss scaling with context parallel enabled")

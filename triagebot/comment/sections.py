@@ -54,8 +54,11 @@ NOT_A_BUG_NOTE = (
     "This reads like a question, a feature request or a change to the framework's own code "
     "rather than a failure of your setup."
 )
+# Placeholders, not ids: a fixed example ("`/triage stage S4`, `symptom 4.2`") under every
+# comment was read by a maintainer as a suggested correction of this issue's labels. (As long as
+# the example was: comments near the length budget keep their maintainers' details.)
 COMMANDS = (
-    "Correct me with `/triage stage S4`, `symptom 4.2`, `cause R4.2`, `fix F2`, `distributed no` "
+    "Correct me with `/triage stage Sx`, `symptom x.y`, `cause Rx.y`, `fix Fx`, `distributed no` "
     "or `not-a-bug`; `/triage` re-runs."
 )
 

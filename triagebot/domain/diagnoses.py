@@ -42,6 +42,8 @@ torch_six             0        -      (certain: removed in PyTorch 2.0)
 numpy_alias           0        -      (certain: removed in NumPy 1.24, the message says so)
 numpy2_abi            0        -      (certain: the message says so)
 apex_extensions       0        -      (certain: both modules exist only as Apex's CUDA build)
+grad_accum_fusion     1        1      (certain: Megatron's check names the extension; the 1
+                                       unresolved, labels R1.3, a missing component)
 transformer_engine    1        1      S1 1/1 (certain: the module itself is missing; unresolved,
                                        labels R1.3, a missing dependency)
 te_mpi_bootstrap      1        1      (certain: Megatron's own warning; the 1 unresolved, its twin
@@ -72,6 +74,8 @@ hostfile_format       1        1      S2 1/1 (resolution: the mistyped `slots` l
                                        certain: the runner's own parser)
 ssh_check             1        1      S2 1/1 (resolution: passwordless ssh between the nodes;
                                        certain: the runner's own check)
+horovod_ssh           0        -      (certain: horovodrun's own check of the remote hosts;
+                                       ssh_check no longer matches Horovod's ssh command)
 invalid_ordinal       0        -      (certain: CUDA's own check of the device index)
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
@@ -85,17 +89,30 @@ nccl_cpu_tensor       1        1      (certain: NCCL's check of the tensor; the 
 ddp_unused            1        1      S4 (certain: the message names the cause)
 ddp_ready_twice       0        -      (certain: the reducer's message names both causes)
 ddp_no_grad_params    0        -      (certain: DDP's own check)
+ddp_device_ids        0        -      (certain: DDP's own check, the message lists the devices)
 zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
 size_mismatch         1        1      (certain: load_state_dict's check; the 1 is a model sharded
                                        before the full weights were loaded, a cause it names)
-state_dict_prefix     0        -      (certain: one side's names carry a wrapper's prefix)
+state_dict_prefix     0        -      (certain when most keys of the shorter list pair up by a
+                                       wrapper's prefix, which ``_prefix_explains`` checks)
+checkpoint_device     0        -      (certain: torch.load's own check of the saved device)
+weights_only          0        -      (certain: the message names the PyTorch 2.6 default)
 zero_pipeline         0        -      (certain: DeepSpeed's own check names both)
 zero_no_sync          0        -      (certain: DeepSpeed's own check names both)
 offload_optimizer     0        -      (certain: DeepSpeed's own check names the options)
+ds_config_missing     0        -      (certain: deepspeed.initialize's own check)
+ds_config_twice       0        -      (certain: deepspeed.initialize's own check)
+fp16_and_bf16         0        -      (certain: DeepSpeed's own check of the config)
+micro_batch_zero      0        -      (certain: DeepSpeed's own check of the batch sizes)
+zero_needs_optimizer  0        -      (certain: DeepSpeed's own check, stages 1 and 2 only)
+cpu_optimizer_on_gpu  0        -      (certain: the CPU optimizer's own check names the option)
 zero3_device_map      0        -      (certain: Transformers' own refusal names both)
 device_map_parallel   0        -      (certain: Accelerate's own refusal)
 accelerate_ds_batch   0        -      (certain: Accelerate's own check names the setting)
+ds_config_mismatch    0        -      (certain: Transformers' and Accelerate's check lists them)
+fsdp_wrap_class       0        -      (certain: the message names the class not found)
+fsdp_uniform_dtype    0        -      (certain: FSDP's own check names both dtypes)
 shardformer_policy    0        -      (certain: the message names the class without a policy)
 optimizer_no_params   1        1      (certain: torch's own check; the 1 is pipeline stages
                                        holding only frozen layers, a cause it names)
@@ -116,13 +133,14 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from triagebot.domain import rules, taxonomy
 from triagebot.domain.models import Diagnosed, Environment
 from triagebot.text import sanitize
+from triagebot.text.signal import unprefixed
 
 MAX_SHOWN = 2  # a comment states at most two: more would bury the first under the rest
 # What a quoted value may look like (after ``sanitize.neutral``); anything else is not quoted.
@@ -136,6 +154,22 @@ _LAUNCHER_VARS = r"(?:RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)"
 # What a wrapper puts before every parameter name: DDP, DataParallel and DeepSpeed's engine
 # (``module.``), ``torch.compile`` (``_orig_mod.``).
 _WRAPPED = r"(?:module|_orig_mod)\."
+_UNWRAP = re.compile(rf"^(?:{_WRAPPED})+")
+_QUOTED_KEY = re.compile(r'"([^"\s]{1,300})"')  # a key as ``load_state_dict`` quotes it
+
+
+def _prefix_explains(match: re.Match[str]) -> bool:
+    """Whether the wrapper's prefix explains ``load_state_dict``'s two lists (the match's groups
+    ``missing`` and ``unexpected``): more than half the keys of the longer list are keys of the
+    other with ``module.`` or ``_orig_mod.`` added or removed. Not when only a first key or two
+    pair up beside many others: those are another model's, which no prefix explains."""
+    missing, unexpected = (set(_QUOTED_KEY.findall(match[name] or ""))
+                           for name in ("missing", "unexpected"))
+    paired = ({_UNWRAP.sub("", key) for key in missing}
+              & {_UNWRAP.sub("", key) for key in unexpected})
+    return 2 * len(paired) > max(len(missing), len(unexpected))
+
+
 # Requests a named build refusal makes pointless: the error says what is wrong and with which
 # toolkit, so a log, a traceback or a script to reproduce it would tell nothing more.
 _BUILD_ANSWERED = frozenset({"cuda", "ds_report", "versions", "build_log", "traceback", "repro"})
@@ -228,7 +262,9 @@ class Diagnosis:
     """One error signature and what it means.
 
     ``pattern`` must match the report; ``context`` (if set) must also occur anywhere in it and
-    ``unless`` must not (a port clash outside a rendezvous, a kill after a collective timeout).
+    ``unless`` must not (a port clash outside a rendezvous, a kill after a collective timeout);
+    ``verify`` (if set) must accept the match, for what a regex cannot weigh (how many of two
+    lists of keys pair up).
     ``text`` is shown as is; ``detailed`` instead when every value it names was quoted.
     ``implies``: the taxonomy ids the mechanism implies (what the report script measures);
     ``states``: the dimensions whose implied id may be stated when the classifier does not
@@ -249,6 +285,7 @@ class Diagnosis:
     states: frozenset[str] = frozenset()
     moot: frozenset[str] = frozenset()
     same_problem: bool = False
+    verify: Callable[[re.Match[str]], bool] | None = None
 
 
 # A message that code prints verbatim, in one case, is matched case-sensitively (flags 0): on a
@@ -501,6 +538,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "extensions, as its README shows, or turn off the options that use them.",
         implies={"stage": "S1"},
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
+    ),
+    # Megatron-Core's ``ColumnParallelLinear`` (``megatron/core/tensor_parallel/layers.py``) with
+    # ``gradient_accumulation_fusion``, which Megatron-LM's arguments turn on unless
+    # ``--no-gradient-accumulation-fusion`` is passed, and Apex's extension not importable.
+    Diagnosis(
+        "grad_accum_fusion",
+        _re(r"fused_weight_gradient_mlp_cuda\s{1,4}module is not found", 0,
+            words=("fused_weight_gradient_mlp_cuda",)),
+        "Megatron fuses the accumulation of weight gradients into their GEMM (on unless "
+        "`--no-gradient-accumulation-fusion` is passed) with Apex's "
+        "`fused_weight_gradient_mlp_cuda` extension, and it cannot be imported. Pass "
+        "`--no-gradient-accumulation-fusion`, or build Apex from its source with its C++ and "
+        "CUDA extensions (`APEX_CPP_EXT=1 APEX_CUDA_EXT=1` in current Apex, `--cpp_ext "
+        "--cuda_ext` in older ones; CUDA 11 or later).",
+        moot=frozenset({"hardware", "launcher_command", "config", "repro", "nccl_debug"}),
         same_problem=True,
     ),
     # Megatron-Core's default layers import it; it is an optional dependency of megatron-core.
@@ -835,17 +888,40 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "nccl_debug"}),
         same_problem=True,
     ),
+    # Only DeepSpeed's own check: its message, or the command it runs (``ssh -o
+    # PasswordAuthentication=no [-p PORT] HOST hostname``, a list since 0.15.2). Horovod's check
+    # runs ``ssh -o PasswordAuthentication=no -o StrictHostKeyChecking=no HOST ...`` and says
+    # so in its own words (``horovod_ssh``), where DeepSpeed's options would be wrong.
     Diagnosis(
         "ssh_check",
         _re(rf"ssh(?:(?<=was not reachable via ssh)|{_Q},? {_Q}-o{_Q},? {_Q}"
-            r"PasswordAuthentication=no[^\n]{0,200}returned non-zero exit status)", 0),
-        "Before a multi-node launch DeepSpeed logs in to the first host of the hostfile "
-        "over ssh without a password, and that failed. Set up passwordless ssh from this "
-        "node to every node, itself included (`ssh-keygen`, then `ssh-copy-id` to each "
-        "host), until `ssh <host> hostname` runs without a prompt. If the nodes are "
-        "started without ssh (`--launcher slurm`, your own launcher), pass "
-        "`--no_ssh_check`; on a single node, remove the hostfile.",
+            rf"PasswordAuthentication=no{_Q},? (?:{_Q}-p{_Q},? {_Q}\d{{1,5}}{_Q},? )?"
+            rf"{_Q}[^\s'\"‘’`,\]]{{1,255}}{_Q},? {_Q}hostname{_Q}\]?{_Q} "
+            r"returned non-zero exit status)", 0),
+        "Before a multi-node launch DeepSpeed logs in to the hostfile's first host over "
+        "ssh, without a password, and failed. Set up passwordless ssh to every "
+        "node, this one included (`ssh-keygen`, `ssh-copy-id`), until `ssh <host> hostname` "
+        "runs without a prompt (sshd on another port: `--ssh_port`). If the nodes are started without ssh "
+        "(`--launcher slurm`, your own), pass `--no_ssh_check` and `--master_addr <first "
+        "node>`; on one node, drop the hostfile.",
         implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "nccl_debug"}),
+        same_problem=True,
+    ),
+    # Horovod's own check (``horovod/runner/launch.py``, ``_check_all_hosts_ssh_successful``):
+    # every remote host of ``-H``/``--hostfile`` is tried over ssh before the launch; each failure
+    # is printed with ssh's own output, then (since 0.20) the RuntimeError.
+    Diagnosis(
+        "horovod_ssh",
+        _re(r"ssh not successful for host|could not connect to some hosts via ssh", 0,
+            words=("ssh not successful for host", "could not connect to some hosts via ssh")),
+        "Before it starts, `horovodrun` logs in over ssh, without a password, to every host "
+        "of `-H` or `--hostfile` other than this one, and that failed (ssh's own error follows "
+        "the host's name). Set up passwordless ssh from this host to each of them "
+        "(`ssh-keygen`, then `ssh-copy-id`) until `ssh <host> true` runs without a prompt. "
+        "If their sshd listens on another port (often in containers), pass `-p <port>`; for "
+        "another key, `-i <key file>`.",
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
                         "nccl_debug"}),
         same_problem=True,
@@ -1010,6 +1086,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "not at all.",
         moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug"}),
     ),
+    # DDP's own check (``torch/nn/parallel/distributed.py``): ``device_ids`` given for a module on
+    # the CPU or over several devices. The two want other fixes, so it links nothing.
+    Diagnosis(
+        "ddp_device_ids",
+        _re(r"DistributedDataParallel device_ids and output_device arguments only work with "
+            r"single-device", 0,
+            words=("distributeddataparallel device_ids and output_device arguments",)),
+        "`DistributedDataParallel` was given `device_ids` (or `output_device`) for a module "
+        "whose parameters are on the CPU or spread over several devices (the set at the end of "
+        "the message lists them), or `output_device` without `device_ids`. Move the model to "
+        "the rank's GPU (`model.to(local_rank)`) before wrapping it and pass both or neither; "
+        "a model kept on the CPU, or split over several GPUs (a `device_map`), is wrapped "
+        "without either.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug"}),
+    ),
     # Only with ZeRO-3 named: "must be 2-D" elsewhere is an ordinary shape bug.
     Diagnosis(
         "zero3_partitioned",
@@ -1052,15 +1143,16 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "or convert the checkpoint to them.",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
-    # Only when one list starts with a wrapper's prefix and the other does not: a prefix on
-    # one side alone can be a submodule's name, and keys missing for another reason. A large
-    # model's list of keys is one line of ~100 KB (the cap of the text read), so the gap to the
-    # second list is as long: searched only after the literal, ~3 ms when a report has it.
+    # Only when the prefix explains the two lists (``_prefix_explains``): a prefix on one side
+    # alone can be a submodule's name, and a first key or two pairing up proves nothing when the
+    # rest are another model's keys. A large model's list of keys is one line of ~100 KB (the cap
+    # of the text read), so the gap to the second list is as long: searched only after the
+    # literal, ~3 ms when a report has it.
     Diagnosis(
         "state_dict_prefix",
-        _re(rf'Missing key\(s\) in state_dict: "(?:{_WRAPPED}[^\n]{{0,100000}}?\s{{0,4}}'
-            rf'Unexpected key\(s\) in state_dict: "(?!{_WRAPPED})|(?!{_WRAPPED})[^\n]{{0,100000}}?'
-            rf'\s{{0,4}}Unexpected key\(s\) in state_dict: "{_WRAPPED})', 0),
+        _re(r'Missing key\(s\) in state_dict: (?P<missing>"[^\n]{0,100000}?)\s{0,4}'
+            r'Unexpected key\(s\) in state_dict: (?P<unexpected>"[^\n]{0,100000})', 0,
+            words=("missing key(s) in state_dict: ",)),
         "The checkpoint's parameter names and the model's differ, at least, by a "
         "wrapper's prefix: `module.` (DDP, DataParallel, DeepSpeed's engine) or "
         "`_orig_mod.` (`torch.compile`); one side was saved or is loaded through the "
@@ -1070,6 +1162,40 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`torch.nn.modules.utils`).",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
                         "versions"}),
+        same_problem=True,
+        verify=_prefix_explains,
+    ),
+    # ``torch.load``'s own checks (``torch/serialization.py``): a storage saved on a GPU this
+    # process lacks (``_validate_device``), and the weights-only unpickler's refusal, the default
+    # since PyTorch 2.6 (``UNSAFE_MESSAGE``; before, with ``weights_only=True`` passed).
+    Diagnosis(
+        "checkpoint_device",
+        _re(r"Attempting to deserialize object on (?:a CUDA device|CUDA device \d+)", 0,
+            words=("attempting to deserialize object on ",)),
+        "The checkpoint holds tensors saved on a GPU that this process does not have: no GPU "
+        "is usable here (`torch.cuda.is_available()` is False), or the saving process used a "
+        "higher GPU index than this process sees. Pass `map_location` to `torch.load` "
+        "(`map_location=\"cpu\"`, or this rank's own device) and move the tensors afterwards; "
+        "if this machine should have a GPU, check `nvidia-smi` and that this PyTorch is a "
+        "CUDA build.",
+        # no link: a machine without a GPU and a GPU machine whose PyTorch cannot use it want
+        # other fixes
+        moot=frozenset({"ds_report", "launcher_command", "nccl_debug", "config"}),
+    ),
+    Diagnosis(
+        "weights_only",
+        # not for a file that is no checkpoint at all (a git-lfs pointer, an HTML page saved as
+        # the file): the unpickler then fails on its first byte, "Unsupported operand 118"
+        _re(r"Weights only load failed(?![\s\S]{0,1500}?Unsupported operand \d)", 0,
+            words=("weights only load failed",)),
+        "`torch.load` ran with `weights_only=True` (default since PyTorch 2.6: tensors and "
+        "plain types only), and the file holds other objects (the message names one). If "
+        "you trust the file, load it with `weights_only=False`, or allow the named class "
+        "(`torch.serialization.add_safe_globals`). In a framework's code, upgrade it "
+        "(DeepSpeed passes `weights_only=False` since 0.16), or set "
+        "`TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1` (if the caller leaves `weights_only` unset).",
+        moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug",
+                        "config"}),
         same_problem=True,
     ),
     # DeepSpeed's refusals of a ZeRO stage with what it cannot go with; each names the pair.
@@ -1104,6 +1230,86 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`deepspeed.ops.adam.DeepSpeedCPUAdam`; to keep your own, set "
         "`\"zero_force_ds_cpu_optimizer\": false` in the config, at a cost in speed.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # DeepSpeed's checks of the config it is given (``deepspeed/__init__.py``, ``initialize``;
+    # ``runtime/config.py``, the precision and batch sizes) and of the optimizer it gets
+    # (``runtime/engine.py``, ``_configure_zero_optimizer``; ``ops/adam/cpu_adam.py``, ``step``).
+    Diagnosis(
+        "ds_config_missing",
+        _re(r"DeepSpeed requires --deepspeed_config to specify configuration file", 0,
+            words=("deepspeed requires --deepspeed_config",)),
+        "`deepspeed.initialize` got no config: neither its `config` argument (a dict or a "
+        "JSON file's path) nor `args.deepspeed_config`. Pass `config=` to it, or add "
+        "DeepSpeed's options to the script's parser (`deepspeed.add_config_arguments(parser)`) "
+        "and start the script with `--deepspeed_config <file>`: `--deepspeed` alone only sets "
+        "a flag for your own code.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "ds_config_twice",
+        _re(r"we were given deepspeed configs in the deepspeed arguments and "
+            r"deepspeed\.initialize\(\) function call", 0,
+            words=("we were given deepspeed configs in the deepspeed arguments",)),
+        "`deepspeed.initialize` got the config twice, as `args.deepspeed_config` (the "
+        "`--deepspeed_config` option) and as its `config` argument, and refuses to choose, "
+        "even when both are the same. Pass only one: drop `config=`, or set "
+        "`args.deepspeed_config = None` (or pass no `args`) before the call.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "fp16_and_bf16",
+        _re(r"bfloat16 and fp16 modes cannot be simultaneously enabled", 0,
+            words=("bfloat16 and fp16 modes cannot be simultaneously enabled",)),
+        "The DeepSpeed config enables both `fp16` and `bf16` (`\"enabled\": true` in both "
+        "sections), and DeepSpeed trains in one of them only. Keep one (bf16 on GPUs that "
+        "support it, Ampere or newer) and set the other's `enabled` to false or remove its "
+        "section. With Transformers or Accelerate, `\"auto\"` in both lets their own precision "
+        "option decide.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "micro_batch_zero",
+        _re(r"Micro batch size per gpu: 0 has to be greater than 0", 0,
+            words=("micro batch size per gpu: 0 ",)),
+        "DeepSpeed computed a micro-batch of 0 samples per GPU: the config gives "
+        "`train_batch_size` but not `train_micro_batch_size_per_gpu`, and `train_batch_size` "
+        "is smaller than the number of GPUs times `gradient_accumulation_steps` (the division "
+        "rounds down), or the config sets it to 0. Make `train_batch_size` a multiple of that "
+        "product, or set `train_micro_batch_size_per_gpu` instead.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "zero_needs_optimizer",
+        _re(r"zero stage [12] requires an optimizer", 0,
+            # "zero stage 1 " (13 characters) before the words
+            words=("requires an optimizer",), lead=13),
+        "ZeRO stages 1 and 2 partition an optimizer's state, and `deepspeed.initialize` got no "
+        "optimizer: none passed (`optimizer=`) and no `optimizer` section in the config. Pass "
+        "one, or declare it in the config. To run the model without training it (evaluation, "
+        "inference), use ZeRO stage 3, which runs without one, or `deepspeed.init_inference`.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    Diagnosis(
+        "cpu_optimizer_on_gpu",
+        _re(r"CPU(?:Adam|Adagrad|Lion) param is on \S{1,20} and must be 'cpu'", 0,
+            words=("cpuadam param is on ", "cpuadagrad param is on ", "cpulion param is on ")),
+        "DeepSpeed's CPU optimizers (`DeepSpeedCPUAdam`, and its CPU Adagrad and Lion) update "
+        "parameters held in CPU memory, as ZeRO-Offload does, and this one got parameters on a "
+        "GPU: optimizer offload is not on. Turn it on (`\"offload_optimizer\": {\"device\": "
+        "\"cpu\"}` in `zero_optimization`, at ZeRO stage 1, 2 or 3), or use a GPU optimizer "
+        "(`FusedAdam`, `torch.optim.AdamW`) without offload.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
         same_problem=True,
     ),
     # Transformers' refusal while loading a model under an active ZeRO-3 config (4.x:
@@ -1150,6 +1356,55 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "loader to `prepare()` with the model.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
                         "ds_report"}),
+        same_problem=True,
+    ),
+    # The DeepSpeed config checked against the Trainer's arguments (Transformers'
+    # ``integrations/deepspeed.py``, ``trainer_config_finalize``) or Accelerate's (its
+    # ``DeepSpeedPlugin.deepspeed_config_process``): the message lists each pair that differs.
+    Diagnosis(
+        "ds_config_mismatch",
+        _re(r"Please correct the following DeepSpeed config values that mismatch", 0,
+            words=("please correct the following deepspeed config values that mismatch",)),
+        "The DeepSpeed config sets values that Transformers' `TrainingArguments` (or "
+        "Accelerate's own settings) also set, and they differ: the message lists each pair "
+        "(`ds` the config's, `hf` or `arg` the other). Set those keys to `\"auto\"` in the "
+        "DeepSpeed config, so that they are filled from the arguments, or give both the same "
+        "value.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    # Accelerate's FSDP plugins (``utils/dataclasses.py``, ``set_auto_wrap_policy``; FSDP2 in
+    # ``utils/fsdp_utils.py``) and Transformers' Trainer: no module of the named class.
+    Diagnosis(
+        "fsdp_wrap_class",
+        _re(r"Could not find the transformer layer class", 0,
+            words=("could not find the transformer layer class",)),
+        "FSDP's transformer auto-wrap policy finds the layers to wrap by class name, and "
+        "this model has no module of the class named: it was set for another model "
+        "(`fsdp_transformer_layer_cls_to_wrap` in Accelerate's config, "
+        "`transformer_layer_cls_to_wrap` in the Trainer's `fsdp_config`), or taken from the "
+        "model's `_no_split_modules`. Name this model's repeated layer class (`print(model)` "
+        "shows it, e.g. `LlamaDecoderLayer`), or wrap by size (`SIZE_BASED_WRAP`).",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
+        same_problem=True,
+    ),
+    # FSDP1's ``FlatParamHandle`` (``torch/distributed/fsdp/_flat_param.py``) flattens each wrapped
+    # module's parameters into one tensor.
+    Diagnosis(
+        "fsdp_uniform_dtype",
+        # two floating dtypes only: a 4-bit quantised model's uint8 storage (QLoRA) wants
+        # bitsandbytes' ``bnb_4bit_quant_storage`` instead, which this text does not give
+        _re(r"Must flatten tensors with uniform dtype but got torch\.(?:b?float\d+|half|double) "
+            r"and torch\.(?:b?float\d+|half|double)\b", 0,
+            words=("must flatten tensors with uniform dtype",)),
+        "FSDP (its first version) flattens the parameters of each wrapped module into one "
+        "tensor, so they must share one dtype, and here two differ (the message names both), "
+        "often trainable adapters in fp32 on a model loaded in bf16 or fp16. Give the whole "
+        "model one dtype before wrapping it: load it in fp32 and let FSDP's mixed precision "
+        "(`--mixed_precision bf16` in Accelerate) compute in bf16, or cast all of it, adapters "
+        "too, to bf16.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
         same_problem=True,
     ),
     # Colossal-AI's ``get_autopolicy`` (``shardformer/policies/auto_policy.py``; before 0.3.2
@@ -1256,8 +1511,10 @@ def find(text: str) -> tuple[Diagnosed, ...]:
     values. Matched once per report (``engine.analysis``): on a 100 KB log the table takes a
     few milliseconds, searched only where its words occur (``Signature``; ~100 ms searched
     whole), and both what the comment shows (``diagnose``) and what the index keeps
-    (``linking``) are read from this one pass."""
-    text = text if isinstance(text, str) else ""
+    (``linking``) are read from this one pass. Read without the launchers' per-line prefixes
+    (``[rank0]:``, ``worker-1:``; ``signal.unprefixed``): a message over several lines matches
+    in a rank's output as it does in a single process's."""
+    text = unprefixed(text if isinstance(text, str) else "")
     folded = _fold(text)
     return tuple(Diagnosed(id=d.id, values=values_of(match.groupdict()))
                  for d in DIAGNOSES if (match := _match(d, text, folded)) is not None)
@@ -1294,6 +1551,8 @@ def _match(diagnosis: Diagnosis, text: str, folded: str | None = None) -> re.Mat
     if diagnosis.context is not None and not diagnosis.context.search(text, folded):
         return None
     if diagnosis.unless is not None and diagnosis.unless.search(text, folded):
+        return None
+    if diagnosis.verify is not None and not diagnosis.verify(match):
         return None
     return match
 
@@ -1338,6 +1597,7 @@ def quote(text: str, diagnosis_id: str) -> str | None:
     (``Signature``), as ``find`` searched it: the same match, without a whole pass over a long
     log."""
     diagnosis = BY_ID.get(diagnosis_id)
+    text = unprefixed(text)  # as ``find`` read it
     match = _match(diagnosis, text, _fold(text)) if diagnosis is not None else None
     if match is None:
         return None

@@ -19,6 +19,7 @@ import re
 
 from triagebot.domain import diagnoses, symptom_requests, taxonomy
 from triagebot.domain.models import Environment, MissingInfo, Triage
+from triagebot.text import signal as text_signal
 
 MAX_ITEMS = 5   # gaps the engine records (review page, backtest)
 MAX_ASKED = 3   # requests one public comment makes: a reporter answers three, not eight
@@ -65,6 +66,11 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
 LEGACY_TORCH_LAUNCH = "The exact python -m torch.distributed.launch command with its node arguments."
 # "with several ranks" asked of a single-GPU run or of a build was read as not having read it
 ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
+# The report shows its error only as a screenshot (DeepSpeed#4136: "Multi-node training gives me
+# this error:" and an image): a strict reader's first request for it, since an image can be
+# neither searched nor matched against known errors -- by maintainers or by this bot.
+IMAGE_TRACEBACK = ("The error as text, copied from the terminal (the full traceback): a screenshot "
+                   "cannot be searched or matched to known issues.")
 # Megatron's versions without Transformer Engine's, for a report saying TE is not installed:
 # asking for its version was read as not having read the report (maintainers' reads M and N).
 MEGATRON_VERSIONS_WITHOUT_TE = ("The Megatron-LM commit or release and the PyTorch and CUDA "
@@ -104,7 +110,10 @@ _HARDWARE_SYMPTOMS = frozenset({"2.2", "3.4", "4.1", "4.2", "4.7", "4.8", "4.9",
                                 "5.4", "5.7", "5.10"})
 _LAUNCH_SYMPTOMS = frozenset({"4.7", "4.8", "4.9", "4.11", "5.10"})
 
+# (not a measure of numbers: "over 50% relative error" between two runs' losses is no error to
+# paste -- Megatron-LM#1754, a divergence whose only image is the loss chart)
 _ERROR_MENTION = re.compile(
+    r"(?<!relative )(?<!absolute )(?<!squared )(?<!numerical )(?<!rounding )(?<!approximation )"
     r"\b(?:error|exception|fail(?:s|ed|ure)?|crash(?:es|ed)?|segfault|traceback|raises?d?|abort(?:s|ed)?)\b",
     re.I,
 )
@@ -120,7 +129,10 @@ _NO_ERROR = re.compile(
 )
 _TRACE = re.compile(
     r"Traceback \(most recent call last\)|File \"[^\"\n]{1,300}\", line \d+|"
-    r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:|\bERROR\b|Segmentation fault|core dumped|"
+    # "error: command 'gcc' failed", not a sentence introducing what follows ("gives me this
+    # error:"), which is all that is left of a report whose error was a screenshot
+    r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:(?=[ \t]*\S)|\bERROR\b|Segmentation fault|"
+    r"core dumped|"
     r"^\s*\[E[ \]]|NCCL WARN|\bnccl\w*Error\b|CUDA error|terminate called|what\(\):|"
     r"exit ?code|exit status|\bKilled\b|signal \d+|SIG(?:KILL|SEGV|ABRT|TERM)\b|"
     # a shell's own error line is the whole error: there is no traceback to paste
@@ -253,7 +265,10 @@ _REPRO = re.compile(
     r"documentation|steps)\b|\b(?:ran|run|running)\s+the\s+(?:[\w-]+\s+){0,3}?(?:examples?|tutorials?|"
     r"demos?)\b|"
     # a named example ("the mnist_advanced example freezes")
-    r"\b\w+[_-]\w+ (?:example|demo)\b",
+    r"\b\w+[_-]\w+ (?:example|demo)\b|"
+    # the command it ran, quoted ("running `colossalai -i' gives the error": ColossalAI#2940, a
+    # strict reader's 0 for asking the steps)
+    r"\b(?:ran|run|running|runs|executing|executed)\s+`[^`\n]{2,100}?[`'’]",
     re.I | re.M,
 )
 _LAUNCH_FLAGS = re.compile(r"--(?:hostfile|nnodes|nproc[_-]per[_-]node|num[_-]gpus|num[_-]nodes)\b|"
@@ -328,6 +343,13 @@ _SOURCE_LINE = re.compile(r"/blob/[\w.-]{1,40}/[\w./-]+#L\d+")
 _PINNED_SOURCE_LINE = re.compile(r"/blob/[0-9a-f]{7,40}/[\w./-]+#L\d+")
 
 
+def error_in_image(raw: str) -> bool:
+    """The raw report introduces an image as its error ("gives me this error:", "fails with the
+    error below" and a screenshot): the error exists, but not as text anyone can search. Not a
+    loss chart or a paper's table, which no error mention precedes."""
+    return any(_ERROR_MENTION.search(before) for before in text_signal.before_images(raw))
+
+
 def cites_source(raw: str) -> bool:
     """The raw report (before cleaning removes links) points at lines of source code."""
     return bool(_SOURCE_LINE.search(raw if isinstance(raw, str) else ""))
@@ -340,7 +362,7 @@ def pins_source(raw: str) -> bool:
 
 def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
                  framework: str | None = None, cites_source: bool = False,
-                 pinned_source: bool = False) -> list[MissingInfo]:
+                 pinned_source: bool = False, error_image: bool = False) -> list[MissingInfo]:
     """Items a maintainer would ask for first, given what the report already contains: the
     stage's checklist (at most ``MAX_ITEMS``), then the requests keyed by symptom that the text
     calls for (``symptom_requests``; the comment asks those only for a symptom it states). A
@@ -351,7 +373,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
     lines of source code (``cites_source``; the cleaned ``text`` has no links left);
     ``pinned_source``: at a commit (``pins_source``), which gives the framework's version: on the
     shared data's backtest 12 of the 13 version or ds_report requests such reports got were read
-    as asking for what the link already says (the reporter is pointing at code)."""
+    as asking for what the link already says (the reporter is pointing at code). ``error_image``:
+    the raw report shows its error as a screenshot (``error_in_image``), so the traceback is asked
+    for as text, and why."""
     text = text if isinstance(text, str) else ""
     framework = framework or env.framework
     if not_a_bug_text(text) or howto_question(text) or reporter_diagnosed(text):
@@ -401,6 +425,8 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
                 description = LEGACY_TORCH_LAUNCH
             if key == "traceback" and (not distributed or stage == "S1"):
                 description = ONE_PROCESS_TRACEBACK
+            if key == "traceback" and error_image:
+                description = IMAGE_TRACEBACK
             if key == "versions" and own == "megatron" and _TE_MISSING.search(text):
                 description = MEGATRON_VERSIONS_WITHOUT_TE
             found.append(MissingInfo(key=key, description=description))
@@ -625,7 +651,7 @@ def is_template(item: MissingInfo) -> bool:
     if item.key in symptom_requests.KEYS:
         return item.description in symptom_requests.all_descriptions()
     return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
-            or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK,
+            or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK, IMAGE_TRACEBACK,
                                     MEGATRON_VERSIONS_WITHOUT_TE))
 
 

@@ -25,6 +25,7 @@ import itertools
 import re
 
 from triagebot.domain.models import Environment, MissingInfo
+from triagebot.text import signal as text_signal
 
 # What each symptom's requests are, in priority order: keys of this module and of ``missing``
 # (``traceback``, ``launcher_command``, ``hardware``, ``config``, ``ds_report``, ``cuda``,
@@ -148,9 +149,15 @@ def _rx(pattern: str) -> re.Pattern[str]:
 # --- cues: the text speaks of this kind of failure ---------------------------------------------
 _HANG = _rx(r"\b(?:hangs?|hanging|hung|stuck|freez\w*|frozen|deadlock\w*|stall\w*|no progress|"
             r"waits? forever|never (?:finish|return|end)s?)\b")
+# The reporter stuck, not the program ("I want to try multi-node training but got stuck.",
+# DeepSpeed#579: an ssh failure asked for the stacks of a hang): a person as the subject of
+# "stuck", or "but got stuck" ending its clause.
+_PERSON_STUCK = _rx(r"\b(?:I|I'?m|I am|we|we'?re|we are)\s+(?:got\s+|get\s+|am\s+|are\s+|was\s+|"
+                    r"were\s+|have been\s+|'ve been\s+|been\s+)?stuck\b|\bbut got stuck(?=\s*[.,;!]|\s*$)")
 _NCCL = _rx(r"nccl|\btime ?outs?\b|timed out|watchdog|connection (?:refused|reset|closed)|socket|"
             r"all_?reduce|all_?gather|reduce_scatter|collective|barrier|ProcessGroup")
 _DIVERGENCE = _rx(
+    r"\bloss correctness\b|\b(?:unreasonable|incorrect|unexpected) (?:training |initial )?loss\b(?! ?scal)|"
     r"\bnan\b(?! iterations)|\binf(?:inite)? loss|diverg\w*|\bnot converg\w*|(?:doesn'?t|does not|didn'?t|won'?t|"
     r"fails? to) converge|loss (?:spike|explo\w*|increas\w*|goes up|blows? up|jumps?)|"
     r"(?:higher|worse|different|wrong|abnormal|strange) (?:training )?loss|"
@@ -297,7 +304,7 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
     if _DEVICE_ASSERT.search(text) and not _LAUNCH_BLOCKING.search(
             _LAUNCH_BLOCKING_HINT.sub("", text)):
         add("launch_blocking")
-    hang = bool(_HANG.search(text))
+    hang = hangs(text)
     if hang and not _STACKS.search(text):
         add("stacks")
     rendezvous_only = bool(_RENDEZVOUS.search(text)) and not (hang or _NCCL_FAILED.search(text))
@@ -308,7 +315,10 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
                                  not _LOSS_CURVE.search(text))
         if baseline:
             add("baseline_run", baseline)
-    elif _PERF.search(text):
+    # speed as the reporter's words say it, not a log's columns (Megatron's every line prints
+    # "throughput per GPU" and "elapsed time per iteration": Megatron-LM#2769, a loss bug, was
+    # asked for a profile)
+    elif _PERF.search(text_signal.split_code(text)[0]):
         if not _PERF_NUMBERS.search(text):
             add("perf_numbers")
         if not _PROFILE.search(text):
@@ -361,8 +371,8 @@ def diverges(text: str) -> bool:
 
 
 def hangs(text: str) -> bool:
-    """The text speaks of a hang or stall ("hangs", "stuck", "deadlock")."""
-    return bool(_HANG.search(text))
+    """The text speaks of a hang or stall ("hangs", "stuck", "deadlock") of the program."""
+    return bool(_HANG.search(_PERSON_STUCK.sub(" ", text)))
 
 
 def describe(key: str, framework: str | None) -> str:

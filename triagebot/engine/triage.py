@@ -171,7 +171,8 @@ def predict(
                                           None if stage.abstained else stage.id, distributed,
                                           framework=framework_of(issue.repo),
                                           cites_source=missing.cites_source(issue.body),
-                                          pinned_source=missing.pins_source(issue.body)),
+                                          pinned_source=missing.pins_source(issue.body),
+                                          error_image=missing.error_in_image(issue.body)),
         diagnoses=found, environment=analysed.env, source="offline",
     )
 
