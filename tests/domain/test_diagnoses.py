@@ -983,7 +983,7 @@ def _keys_error(missing: list[str], unexpected: list[str]) -> str:
 
 
 def test_the_prefix_must_explain_most_keys_not_only_the_first_pair() -> None:
-    """The two lists are read whole: the diagnosis holds when more than half of the shorter
+    """The two lists are read whole: the diagnosis holds when more than half of the longer
     list pairs up with the other by a wrapper's prefix, wherever the pairs stand in the lists."""
     layers = [f"layers.{i}.weight" for i in range(6)]
     # all keys wrapped on one side, in either direction and with either wrapper, or both
@@ -1000,9 +1000,15 @@ def test_the_prefix_must_explain_most_keys_not_only_the_first_pair() -> None:
     # the first keys pair up, the rest are another model's
     others = [f"encoder.{i}.weight" for i in range(5)]
     assert ids(report("x", _keys_error(layers, ["module.layers.0.weight", *others]))) == []
-    # half of the shorter list is not most of it
+    # half of the lists is not most of them
     assert ids(report("x", _keys_error(layers[:2], ["module.layers.0.weight",
                                                      "encoder.0.weight"]))) == []
+    # unequal lists: every missing key pairs up, but as many unexpected ones are another
+    # model's (an EMA copy saved beside it): the prefix explains half of what differs
+    ema = [f"ema.{k}" for k in layers]
+    assert ids(report("x", _keys_error(layers, [*(f"module.{k}" for k in layers), *ema]))) == []
+    assert ids(report("x", _keys_error(layers, [*(f"module.{k}" for k in layers), *ema[:2]]))) == \
+        ["state_dict_prefix"]
 
 
 def test_horovods_ssh_check_is_not_deepspeeds() -> None:
@@ -1146,7 +1152,9 @@ def test_the_cpu_adam_cleanup_error_gives_way_to_the_error_it_hides() -> None:
 
 
 LAUNCHER_PREFIXES = ["[rank0]: ", "[default3]:", "0: ", "worker-1: ", "10.0.0.12: ", "localhost: ",
-                     "[1,0]<stderr>:"]
+                     "[1,0]<stderr>:",
+                     # stacked: torchrun's --tee under its rank prefix, pdsh or srun -l over torch's
+                     "[default0]:[rank0]: ", "worker-1: [rank0]: ", "0: [rank0]: "]
 
 
 @pytest.mark.parametrize("prefix", LAUNCHER_PREFIXES)
@@ -1173,3 +1181,8 @@ def test_a_prefix_is_taken_off_only_where_a_launcher_put_it() -> None:
     kept = "12:30:01 step 4\nRuntimeError: boom\nRuntimeError: again\nv0.9: notes"
     assert unprefixed(kept) == kept
     assert unprefixed("node-2: a\nnode-2: b\nnode-3: c") == "a\nb\nnode-3: c"
+    # names on several lines that are no host: a dotted exception, a log's key, an abbreviation
+    for kept in ("jinja2.exceptions.TemplateNotFound: x\njinja2.exceptions.TemplateNotFound: y",
+                 "torch._dynamo.exc.Unsupported: a\ntorch._dynamo.exc.Unsupported: b",
+                 "eval_loss: 1\neval_loss: 2", "e.g.: a\ne.g.: b"):
+        assert unprefixed(kept) == kept

@@ -1,10 +1,13 @@
 """The missing-information checklist: stable keys, stage-specific, short, asks only for gaps."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import support.domain as s
 from support.comment import make_triage
 from triagebot.domain import missing
 from triagebot.domain.environment import extract
+from triagebot.text.signal import full_text
 
 KEYS = {"versions", "cuda", "ds_report", "traceback", "launcher_command", "hardware", "config", "repro"}
 
@@ -682,7 +685,21 @@ def test_an_error_shown_only_as_a_screenshot_is_asked_for_as_text() -> None:
 def test_an_error_line_after_error_colon_still_counts_as_shown() -> None:
     shown = "The build stops with\nerror: command 'gcc' failed with exit status 1"
     assert "traceback" not in _keys(shown, "S1", False)
+    # the error pasted unfenced on the next lines is shown
+    for pasted in ("Building fails with this error:\nnvcc fatal : Unsupported gpu architecture",
+                   "It fails with the error:\n\nAssertion `srcIndex < srcSelectDimSize` failed."):
+        assert "traceback" not in _keys(pasted, "S4", False)
+    # ...a sentence introducing nothing is not
     assert "traceback" in _keys("Pretraining BERT, I run into this error:", "S4", False)
+
+
+def test_prose_after_a_screenshot_of_the_error_is_not_the_error() -> None:
+    """ColossalAI#1966: "I get an error:", a screenshot, then "What could be the cause?"."""
+    raw = "Switching use_ema on, I get an error:\n![image](https://x.example/e.png)\n\nWhat could be the cause?"
+    text = full_text("use_ema fails", raw)
+    keys = [i.key for i in missing.missing_info(text, extract(text), "S4", False,
+                                                error_image=missing.error_in_image(raw))]
+    assert "traceback" in keys
 
 
 def test_a_relative_error_between_two_runs_is_no_error_to_paste() -> None:
@@ -695,7 +712,14 @@ def test_an_image_is_the_error_only_where_the_report_introduces_it_as_one() -> N
     """A loss chart or a paper's table is no screenshot of an error (DeepSpeed#4047 was told
     its table was the error); markdown and HTML images count, a template's hint does not."""
     assert missing.error_in_image("Training fails with the error below:\n![shot](https://x.example/a.png)")
-    assert missing.error_in_image('It crashes:\n<img width="800" alt="Image" src="https://x.example/a.png" />')
+    assert missing.error_in_image('It crashes with this error:\n<img width="800" alt="Image" '
+                                  'src="https://x.example/a.png" />')
     assert not missing.error_in_image("The paper's table is attached as an image.\n![t](https://x.example/t.png)")
+    # a chart after a failure's verb, and DeepSpeed's template ("4. See error" above "Screenshots")
+    assert not missing.error_in_image("The loss fails to converge.\nLoss curve:\n![c](https://x.example/c.png)")
+    assert not missing.error_in_image("Training crashed.\nGPU memory graph:\n![g](https://x.example/g.png)")
+    template = (Path(__file__).parents[1] / "fixtures" / "issue_templates"
+                / "deepspeed_training_bug_report.md").read_text(encoding="utf-8")
+    assert not missing.error_in_image(template + "\n![shot](https://x.example/s.png)")
     assert not missing.error_in_image("<!-- if you hit an error, paste a screenshot: ![](url) -->\nno image")
     assert not missing.error_in_image("")

@@ -94,7 +94,7 @@ zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
 size_mismatch         1        1      (certain: load_state_dict's check; the 1 is a model sharded
                                        before the full weights were loaded, a cause it names)
-state_dict_prefix     0        -      (certain when most keys of the shorter list pair up by a
+state_dict_prefix     0        -      (certain when most keys of the longer list pair up by a
                                        wrapper's prefix, which ``_prefix_explains`` checks)
 checkpoint_device     0        -      (certain: torch.load's own check of the saved device)
 weights_only          0        -      (certain: the message names the PyTorch 2.6 default)
@@ -1150,8 +1150,10 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # literal, ~3 ms when a report has it.
     Diagnosis(
         "state_dict_prefix",
-        _re(r'Missing key\(s\) in state_dict: (?P<missing>"[^\n]{0,100000}?)\s{0,4}'
-            r'Unexpected key\(s\) in state_dict: (?P<unexpected>"[^\n]{0,100000})', 0,
+        # the missing list is read up to the next "Missing key(s)" only: scanned to the end of
+        # the line from every start, a line of 100 KB repeating it took seconds (attacker input)
+        _re(r'Missing key\(s\) in state_dict: (?P<missing>"(?:(?!Missing key\(s\))[^\n]){0,100000}?)'
+            r'\s{0,4}Unexpected key\(s\) in state_dict: (?P<unexpected>"[^\n]{0,100000})', 0,
             words=("missing key(s) in state_dict: ",)),
         "The checkpoint's parameter names and the model's differ, at least, by a "
         "wrapper's prefix: `module.` (DDP, DataParallel, DeepSpeed's engine) or "

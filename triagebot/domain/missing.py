@@ -129,9 +129,11 @@ _NO_ERROR = re.compile(
 )
 _TRACE = re.compile(
     r"Traceback \(most recent call last\)|File \"[^\"\n]{1,300}\", line \d+|"
-    # "error: command 'gcc' failed", not a sentence introducing what follows ("gives me this
-    # error:"), which is all that is left of a report whose error was a screenshot
-    r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:(?=[ \t]*\S)|\bERROR\b|Segmentation fault|"
+    # "error: command 'gcc' failed", or "this error:" with the error on the next lines; not a
+    # sentence introducing nothing ("I run into this error:" ending the report), which is all
+    # that is left when the error was a screenshot or never pasted
+    r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:(?=[ \t]*(?:\n[ \t]*){0,2}\S)|\bERROR\b|"
+    r"Segmentation fault|"
     r"core dumped|"
     r"^\s*\[E[ \]]|NCCL WARN|\bnccl\w*Error\b|CUDA error|terminate called|what\(\):|"
     r"exit ?code|exit status|\bKilled\b|signal \d+|SIG(?:KILL|SEGV|ABRT|TERM)\b|"
@@ -343,11 +345,22 @@ _SOURCE_LINE = re.compile(r"/blob/[\w.-]{1,40}/[\w./-]+#L\d+")
 _PINNED_SOURCE_LINE = re.compile(r"/blob/[0-9a-f]{7,40}/[\w./-]+#L\d+")
 
 
+# The line that introduces a screenshot as the error names it ("gives me this error:", "the
+# error below", "the traceback:"); a verb ("fails to converge. Loss curve:") introduces a chart.
+_ERROR_NOUN = re.compile(r"(?<!relative )(?<!absolute )\b(?:errors?|exceptions?|trace ?backs?|stack ?traces?)\b",
+                         re.I)
+
+
 def error_in_image(raw: str) -> bool:
-    """The raw report introduces an image as its error ("gives me this error:", "fails with the
-    error below" and a screenshot): the error exists, but not as text anyone can search. Not a
-    loss chart or a paper's table, which no error mention precedes."""
-    return any(_ERROR_MENTION.search(before) for before in text_signal.before_images(raw))
+    """The raw report introduces an image as its error: the last line of text before it names
+    the error (``_ERROR_NOUN``) and does not say there is none. The error exists, but not as text
+    anyone can search. Not a loss chart, a memory graph or a template's "Screenshots" heading
+    (DeepSpeed's template puts "See error" a few lines above it), whose own line names no error."""
+    for before in text_signal.before_images(raw):
+        lines = [line for line in text_signal.strip_template(before).split("\n") if line.strip()]
+        if lines and _ERROR_NOUN.search(lines[-1]) and not _NO_ERROR.search(lines[-1]):
+            return True
+    return False
 
 
 def cites_source(raw: str) -> bool:
@@ -395,7 +408,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         and not installing and not _IMPORT_FAILED.search(text),
         # a report pointing at the lines of source that go wrong has explained the error: on the
         # shared data's backtest 5 of 5 traceback requests such reports got were read as needless
-        "traceback": lambda: _error_without_trace(text) and not cites_source,
+        "traceback": lambda: _error_without_trace(text, error_image) and not cites_source,
         # the command itself, not the launcher's name in prose ("a torchrun command not found")
         "launcher_command": lambda: not _LAUNCH_FLAGS.search(text) and not _COMMAND_LINE.search(text),
         # the GPU model is what the answer turns on; a report that names it and not the count
@@ -655,9 +668,16 @@ def is_template(item: MissingInfo) -> bool:
                                     MEGATRON_VERSIONS_WITHOUT_TE))
 
 
-def _error_without_trace(text: str) -> bool:
-    """The report mentions an error but shows none (and does not say there is none)."""
-    if not _ERROR_MENTION.search(text) or _NO_ERROR.search(text) or _TRACE.search(text):
+# "...this error:" ending its line: what followed it was a screenshot, when the report shows one
+_INTRODUCED_ERROR = re.compile(r"error:[ \t]*$", re.M)
+
+
+def _error_without_trace(text: str, error_image: bool = False) -> bool:
+    """The report mentions an error but shows none (and does not say there is none). With
+    ``error_image``, a line introducing the error ("gives me this error:") introduced the
+    screenshot, whatever prose follows it."""
+    traced = _INTRODUCED_ERROR.sub("error", text) if error_image else text
+    if not _ERROR_MENTION.search(text) or _NO_ERROR.search(text) or _TRACE.search(traced):
         return False
     if _OUTPUT_BLOCK.search(text) or _LOG_ATTACHED.search(text):
         return False  # what the program printed is there (or attached), even without a traceback

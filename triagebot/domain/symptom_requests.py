@@ -150,10 +150,15 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _HANG = _rx(r"\b(?:hangs?|hanging|hung|stuck|freez\w*|frozen|deadlock\w*|stall\w*|no progress|"
             r"waits? forever|never (?:finish|return|end)s?)\b")
 # The reporter stuck, not the program ("I want to try multi-node training but got stuck.",
-# DeepSpeed#579: an ssh failure asked for the stacks of a hang): a person as the subject of
-# "stuck", or "but got stuck" ending its clause.
-_PERSON_STUCK = _rx(r"\b(?:I|I'?m|I am|we|we'?re|we are)\s+(?:got\s+|get\s+|am\s+|are\s+|was\s+|"
-                    r"were\s+|have been\s+|'ve been\s+|been\s+)?stuck\b|\bbut got stuck(?=\s*[.,;!]|\s*$)")
+# DeepSpeed#579: an ssh failure asked for the stacks of a hang): "stuck" right after a person
+# ("I got stuck", "we are stuck"), or "but got stuck" in a sentence whose subject is "I"/"we" --
+# unless a place in the run follows ("I got stuck at dist.barrier()", "stuck in init" are hangs;
+# "stuck on this error" is the reporter again).
+_PERSON_BEFORE = re.compile(r"(?:\b(?:I|I'?m|I am|[Ww]e|[Ww]e'?re|[Ww]e are)\s+(?:got|get|am|are|was|were|"
+                            r"have been|'ve been|been)?\s*|\bbut got\s+)$")
+_FIRST_PERSON = re.compile(r"\b(?:I|[Ww]e)\b")
+_PLACE_AFTER = _rx(r"\s+(?:at|in|during|when|while|after|forever|inside|within)\b|"
+                   r"\s+on\s+(?!(?:this|that|the|an?|my|our)\s+(?:error|issue|problem|bug)\b)")
 _NCCL = _rx(r"nccl|\btime ?outs?\b|timed out|watchdog|connection (?:refused|reset|closed)|socket|"
             r"all_?reduce|all_?gather|reduce_scatter|collective|barrier|ProcessGroup")
 _DIVERGENCE = _rx(
@@ -372,7 +377,18 @@ def diverges(text: str) -> bool:
 
 def hangs(text: str) -> bool:
     """The text speaks of a hang or stall ("hangs", "stuck", "deadlock") of the program."""
-    return bool(_HANG.search(_PERSON_STUCK.sub(" ", text)))
+    return any(not _person_stuck(text, match) for match in _HANG.finditer(text))
+
+
+def _person_stuck(text: str, match: re.Match[str]) -> bool:
+    """The hang word is "stuck" with the reporter, not the program, as its subject."""
+    if match.group(0).lower() != "stuck" or _PLACE_AFTER.match(text, match.end()):
+        return False
+    sentence = text[max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start())) + 1:
+                    match.start()]
+    person = _PERSON_BEFORE.search(sentence)
+    return person is not None and (not person.group(0).startswith("but")
+                                   or bool(_FIRST_PERSON.search(sentence[: person.start()])))
 
 
 def describe(key: str, framework: str | None) -> str:
