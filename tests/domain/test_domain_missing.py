@@ -723,3 +723,13 @@ def test_an_image_is_the_error_only_where_the_report_introduces_it_as_one() -> N
     assert not missing.error_in_image(template + "\n![shot](https://x.example/s.png)")
     assert not missing.error_in_image("<!-- if you hit an error, paste a screenshot: ![](url) -->\nno image")
     assert not missing.error_in_image("")
+
+
+def test_a_release_named_in_prose_gives_the_version() -> None:
+    """DeepSpeed#2060: "With the latest release, v0.6.5, I built from source" was asked for the
+    DeepSpeed version (a strict reader's 0); nvcc's "compilation tools, release 11.7" gives only
+    CUDA's."""
+    given = "With the latest release, v0.6.5, I built from source and `import deepspeed` fails."
+    assert "versions" not in _keys(given, "S1", False, framework="deepspeed")
+    nvcc = "import colossalai fails.\nCuda compilation tools, release 11.7, V11.7.99"
+    assert "versions" in _keys(nvcc, "S1", False, framework="colossalai")

@@ -205,6 +205,9 @@ _VERSION_MENTION = re.compile(
     # "I just installed version `0.16.1`", "is it missing from `0.16.1`?"
     r"\bversion\s*[`'\"]v?\d+\.\d+|\b(?:installed|using|running|from|on|with|in|to)\s+[`'\"]v?\d+\.\d+[\w.+-]*[`'\"]|"
     r"\bnightl(?:y|ies)\b|"
+    # "With the latest release, v0.6.5, I built from source" (DeepSpeed#2060: a strict reader's 0
+    # for asking the version the first sentence gives)
+    r"(?<!tools, )\b(?:release|tag)[,:]?\s+`?v?\d+\.\d+(?:\.\d+)?\b|"  # not nvcc's "tools, release 11.7"
     # a template's "Versions" heading (cleaned away) answered with the branch alone
     r"^\s*(?:main|master)\s*$",
     re.I | re.M)
