@@ -110,10 +110,13 @@ _HARDWARE_SYMPTOMS = frozenset({"2.2", "3.4", "4.1", "4.2", "4.7", "4.8", "4.9",
                                 "5.4", "5.7", "5.10"})
 _LAUNCH_SYMPTOMS = frozenset({"4.7", "4.8", "4.9", "4.11", "5.10"})
 
-# (not a measure of numbers: "over 50% relative error" between two runs' losses is no error to
-# paste -- Megatron-LM#1754, a divergence whose only image is the loss chart)
+# Not a measure of numbers: "over 50% relative error" between two runs' losses is no error to
+# paste (Megatron-LM#1754, a divergence whose only image is the loss chart). Read by both the
+# error mention and the error noun that introduces a screenshot (``_ERROR_NOUN``).
+_NOT_A_MEASURE = (r"(?<!relative )(?<!absolute )(?<!squared )(?<!numerical )(?<!rounding )"
+                  r"(?<!approximation )")
 _ERROR_MENTION = re.compile(
-    r"(?<!relative )(?<!absolute )(?<!squared )(?<!numerical )(?<!rounding )(?<!approximation )"
+    _NOT_A_MEASURE +
     r"\b(?:error|exception|fail(?:s|ed|ure)?|crash(?:es|ed)?|segfault|traceback|raises?d?|abort(?:s|ed)?)\b",
     re.I,
 )
@@ -133,8 +136,7 @@ _TRACE = re.compile(
     # sentence introducing nothing ("I run into this error:" ending the report), which is all
     # that is left when the error was a screenshot or never pasted
     r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:(?=[ \t]*(?:\n[ \t]*){0,2}\S)|\bERROR\b|"
-    r"Segmentation fault|"
-    r"core dumped|"
+    r"Segmentation fault|core dumped|"
     r"^\s*\[E[ \]]|NCCL WARN|\bnccl\w*Error\b|CUDA error|terminate called|what\(\):|"
     r"exit ?code|exit status|\bKilled\b|signal \d+|SIG(?:KILL|SEGV|ABRT|TERM)\b|"
     # a shell's own error line is the whole error: there is no traceback to paste
@@ -350,8 +352,7 @@ _PINNED_SOURCE_LINE = re.compile(r"/blob/[0-9a-f]{7,40}/[\w./-]+#L\d+")
 
 # The line that introduces a screenshot as the error names it ("gives me this error:", "the
 # error below", "the traceback:"); a verb ("fails to converge. Loss curve:") introduces a chart.
-_ERROR_NOUN = re.compile(r"(?<!relative )(?<!absolute )\b(?:errors?|exceptions?|trace ?backs?|stack ?traces?)\b",
-                         re.I)
+_ERROR_NOUN = re.compile(_NOT_A_MEASURE + r"\b(?:errors?|exceptions?|trace ?backs?|stack ?traces?)\b", re.I)
 
 
 def error_in_image(raw: str) -> bool:

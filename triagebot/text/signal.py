@@ -207,8 +207,7 @@ def unprefixed(text: str) -> str:
     """``text`` without the per-line prefixes launchers add to each rank's output (a rank, a
     host, an MPI tag, stacked or not): the lines read as the program printed them."""
     text = _RANK_PREFIX.sub("\n", "\n" + (text if isinstance(text, str) else ""))
-    hosts = Counter(name for name in _HOST_PREFIX.findall(text)
-                    if _HOST_LIKE.fullmatch(name) and not name.endswith(("Error", "Exception", "Warning")))
+    hosts = Counter(name for name in _HOST_PREFIX.findall(text) if _HOST_LIKE.fullmatch(name))
     repeated = {name for name, count in hosts.items() if count >= HOST_PREFIX_LINES}
     if repeated:  # line by line: thousands of distinct names would make a slow alternation
         lines = text.split("\n")
