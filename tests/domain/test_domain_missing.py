@@ -7,6 +7,7 @@ import support.domain as s
 from support.comment import make_triage
 from triagebot.domain import missing
 from triagebot.domain.environment import extract
+from triagebot.domain.models import MissingInfo
 from triagebot.text.signal import full_text
 
 KEYS = {"versions", "cuda", "ds_report", "traceback", "launcher_command", "hardware", "config", "repro"}
@@ -733,3 +734,66 @@ def test_a_release_named_in_prose_gives_the_version() -> None:
     assert "versions" not in _keys(given, "S1", False, framework="deepspeed")
     nvcc = "import colossalai fails.\nCuda compilation tools, release 11.7, V11.7.99"
     assert "versions" in _keys(nvcc, "S1", False, framework="colossalai")
+
+
+def test_an_error_word_in_a_links_address_does_not_make_an_image_the_error() -> None:
+    """DeepSpeed#4047: the line above its only image (a paper's table) linked a forum thread
+    whose address says "cuda-oom-error"; the line's own words name no error."""
+    linked = ("I tried the suggestions of [link2](https://discuss.example/t/keep-getting-cuda-oom-"
+              "error-with-pytorch/1) already.\n![image](https://x.example/t.png)")
+    assert not missing.error_in_image(linked)
+    assert missing.error_in_image("It fails with this error (see [docs](https://x.example/d)):\n"
+                                  "![image](https://x.example/e.png)")
+
+
+def test_a_crash_without_any_useful_error_output_is_not_asked_for_the_traceback() -> None:
+    text = "The program crashes by itself without giving any useful error output."
+    assert "traceback" not in _keys(text, "S4", True)
+
+
+def test_ds_report_is_asked_only_for_the_half_the_report_lacks() -> None:
+    """A report naming DeepSpeed's release (DeepSpeed#3836, "in v0.9.4") is asked for the
+    PyTorch and CUDA versions; one naming PyTorch's (DeepSpeed#1595) for DeepSpeed's; a build
+    still gets the whole report (its op table)."""
+    def asked(text: str, stage: str) -> list[str]:
+        return [i.description for i in missing.missing_info(text, extract(text), stage, True,
+                                                            framework="deepspeed")
+                if i.key == "ds_report"]
+    own = "[BUG] GatheredParameters not working with zero3 in v0.9.4\nThe loss is far too large."
+    assert asked(own, "S4") == [missing.DS_REPORT_TORCH]
+    torch = "Sparse attention fails with an invalid image. I installed PyTorch 1.5 for CUDA 10.2."
+    assert asked(torch, "S4") == [missing.DS_REPORT_FRAMEWORK]
+    assert asked("ZeRO-3 training gives a wrong loss.", "S4") == [missing.describe("ds_report", "deepspeed")]
+    assert asked("The fused_adam op build fails with PyTorch 2.1.", "S1") == [
+        missing.describe("ds_report", "deepspeed")]
+    assert missing.is_template(MissingInfo(key="ds_report", description=missing.DS_REPORT_TORCH))
+
+
+def test_a_single_node_launch_is_asked_for_the_gpus_not_the_nodes() -> None:
+    """pytorch#65288 showed `--nproc_per_node 2` on one machine and was asked for the number of
+    nodes and the network between them."""
+    def hardware(text: str) -> list[str]:
+        return [i.description for i in missing.missing_info(text, extract(text), "S4", True)
+                if i.key == "hardware"]
+    one = 'CUDA_VISIBLE_DEVICES="0,1" python -m torch.distributed.launch --nproc_per_node 2 train.py is slow'
+    assert hardware(one) == [missing.ONE_NODE_HARDWARE]
+    for many in (one + " on 2 nodes", one.replace("--nproc_per_node 2", "--nnodes=1:2 --nproc_per_node 2"),
+                 "deepspeed --hostfile hosts --num_gpus 8 train.py is slow"):
+        assert hardware(many) == [missing.describe("hardware", None)], many
+
+
+def test_a_rocm_report_is_asked_for_rocm_versions_not_cuda() -> None:
+    text = "Installing on an AMD ROCm system fails with an error."
+    versions = [i.description for i in missing.missing_info(text, extract(text), "S1", False)
+                if i.key == "versions"]
+    assert versions and "ROCm" in versions[0] and "CUDA" not in versions[0]
+
+
+def test_asking_the_maintainers_to_share_their_settings_is_a_question() -> None:
+    """ColossalAI#3702 ("Could you share the parameters and data used to get that result?")
+    was asked for versions and a script; an error asked about still gets its checklist."""
+    asking = ("Reward training ACC score\nThe readme shows a good acc, but I only get 50% acc. "
+              "Could you share the parameters and data used to get that result?")
+    assert _keys(asking, "S4", False) == []
+    erroring = asking + "\nTraining also crashes with an error."
+    assert _keys(erroring, "S4", False) != []

@@ -345,3 +345,25 @@ def test_speed_is_asked_about_only_when_the_reporter_speaks_of_it() -> None:
     assert "profile" in _requested("Training is 3x slower with ZeRO-3 than with DDP on 8 GPUs.")
     # a loss *scaling* bug is no loss that went wrong
     assert not symptom_requests.diverges("Incorrect loss scaling with context parallel enabled")
+
+
+def test_a_hang_on_the_first_step_or_at_start_up_says_where_it_stops() -> None:
+    """DeepSpeed#3032 ("training hangs on the first step") was asked whether it stops at the
+    same step; a start-up the report only describes is no such place."""
+    for where in ("training hangs on the first step", "It gets stuck during initialization",
+                  "The job hangs before the first training epoch starts"):
+        assert "same step" not in described(where + " on 2 nodes.", "S4", "4.11"), where
+    assert "same step" in described("Training on 2 nodes hangs. This is what it prints at "
+                                    "startup: nothing.", "S4", "4.11")
+
+
+def test_a_checkpoint_request_leaves_out_what_the_report_says_of_the_load() -> None:
+    """DeepSpeed#2101 said it calls `load_checkpoint` and was asked how it loads; a Lightning
+    `FSDPStrategy` report was asked for tensor and pipeline sizes, which FSDP has none of."""
+    loaded = "Params go out of sync after load_checkpoint with load_optimizer_states=False."
+    assert described(loaded, "S4", "4.10", framework="deepspeed").startswith(
+        symptom_requests.CKPT_LOADED_DEEPSPEED)
+    fsdp = "Can't save and load checkpoints with FSDPStrategy: the load fails."
+    assert described(fsdp, "S4", "4.10").startswith(symptom_requests.CKPT_FSDP)
+    config = loaded + '\n```\nconfig = {"zero_optimization": {"stage": 2}}\n```\non 4 GPUs'
+    assert "ckpt_parallel" not in asked(config, "S4", "4.10", framework="deepspeed")

@@ -71,6 +71,26 @@ ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
 # neither searched nor matched against known errors -- by maintainers or by this bot.
 IMAGE_TRACEBACK = ("The error as text, copied from the terminal (the full traceback): a screenshot "
                    "cannot be searched or matched to known issues.")
+# On an AMD GPU the toolkit is ROCm: asking a ROCm report for CUDA versions was read as not having
+# read its title ("Installing on an AMD ROCm system", DeepSpeed#3091).
+ROCM_VERSIONS = {
+    "deepspeed": "The versions of DeepSpeed, PyTorch and ROCm (torch.version.hip).",
+    "": "The versions of the framework, PyTorch and ROCm (torch.version.hip).",
+}
+_ROCM = re.compile(r"\bROCm\b|\bhipcc\b|\bAMD (?:GPUs?|Instinct|Radeon)\b|\bMI[123]\d0X?\b", re.I)
+# ds_report for the one half of it the report lacks: a report giving DeepSpeed's release ("not
+# working with zero3 in v0.9.4", DeepSpeed#3836) or PyTorch's ("PyTorch 1.5 for CUDA 10.2",
+# DeepSpeed#1595) was asked for the whole output, read as asking for what it gives.
+DS_REPORT_TORCH = "The PyTorch and CUDA versions (the first lines of the ds_report output)."
+DS_REPORT_FRAMEWORK = "The DeepSpeed version (or the full output of ds_report)."
+# One node, as the launch command says ("CUDA_VISIBLE_DEVICES=0,1 python -m
+# torch.distributed.launch --nproc_per_node 2"): the nodes and the network between them are
+# given (pytorch#65288 was asked for them); what is left is the GPUs and how they connect.
+ONE_NODE_HARDWARE = "The GPU model and how the GPUs are connected (the output of nvidia-smi topo -m)."
+_ONE_NODE_LAUNCH = re.compile(r"--(?:nproc[_-]per[_-]node|num[_-]gpus|num_processes)[ =]+\d", re.I)
+_MANY_NODES = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+(?:\d+:)?(?:[2-9]|\d{2})|hostfile|"
+                         r"\bmulti[- ]?(?:node|machine|host)|\b(?:nodes|machines|hosts|servers)\b",
+                         re.I)
 # Megatron's versions without Transformer Engine's, for a report saying TE is not installed:
 # asking for its version was read as not having read the report (maintainers' reads M and N).
 MEGATRON_VERSIONS_WITHOUT_TE = ("The Megatron-LM commit or release and the PyTorch and CUDA "
@@ -124,7 +144,8 @@ _NO_ERROR = re.compile(
     r"\bno (?:\w+ )?(?:error|traceback|exception|stack ?trace)s?\b|"
     # ...but not "a 2-node run works without any errors", which is about another setup
     r"(?<!works )(?<!worked )(?<!runs )(?<!ran )(?<!run )(?<!fine )"
-    r"\bwithout (?:any |an )?(?:\w+ ){0,2}(?:error|traceback|exception|message|output)s?\b|"
+    # ("crashes by itself without giving any useful error output": ColossalAI#6175)
+    r"\bwithout (?:any |an )?(?:\w+ ){0,3}(?:error|traceback|exception|message|output)s?\b|"
     r"\b(?:does ?n[o']t|did ?n[o']t|never|nothing) (?:\w+ )?(?:throws?|raises?|shows?|prints?|gives?|"
     r"reports?|logs?)\b[^.\n]{0,30}\b(?:error|exception|traceback)|\bsilently\b|"
     r"\bno (?:output|logs?|messages?) (?:at all|whatsoever)\b",
@@ -355,6 +376,11 @@ _PINNED_SOURCE_LINE = re.compile(r"/blob/[0-9a-f]{7,40}/[\w./-]+#L\d+")
 _ERROR_NOUN = re.compile(_NOT_A_MEASURE + r"\b(?:errors?|exceptions?|trace ?backs?|stack ?traces?)\b", re.I)
 
 
+# A link's target on that line: "[link2](https://discuss.pytorch.org/t/keep-getting-cuda-oom-error-...)"
+# names no error of the report's own (DeepSpeed#4047, whose only image is a paper's table).
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)|https?://\S+")
+
+
 def error_in_image(raw: str) -> bool:
     """The raw report introduces an image as its error: the last line of text before it names
     the error (``_ERROR_NOUN``) and does not say there is none. The error exists, but not as text
@@ -362,7 +388,8 @@ def error_in_image(raw: str) -> bool:
     (DeepSpeed's template puts "See error" a few lines above it), whose own line names no error."""
     for before in text_signal.before_images(raw):
         lines = [line for line in text_signal.strip_template(before).split("\n") if line.strip()]
-        if lines and _ERROR_NOUN.search(lines[-1]) and not _NO_ERROR.search(lines[-1]):
+        last = _LINK_TARGET.sub("]", lines[-1]) if lines else ""
+        if _ERROR_NOUN.search(last) and not _NO_ERROR.search(last):
             return True
     return False
 
@@ -446,6 +473,12 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
                 description = IMAGE_TRACEBACK
             if key == "versions" and own == "megatron" and _TE_MISSING.search(text):
                 description = MEGATRON_VERSIONS_WITHOUT_TE
+            if key == "versions" and _ROCM.search(text):
+                description = ROCM_VERSIONS.get(own or "", ROCM_VERSIONS[""])
+            if key == "ds_report" and stage != "S1":
+                description = _ds_report_request(text, env, framework)
+            if key == "hardware" and _ONE_NODE_LAUNCH.search(text) and not _MANY_NODES.search(text):
+                description = ONE_NODE_HARDWARE
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
@@ -610,6 +643,9 @@ _QUESTION_BODY = re.compile(
     r"\bhow (?:do|can|should|could) (?:I|we)\b[^.\n]{0,80}\?|"
     r"\bis (?:it|that|this|there)\b[^.\n]{0,40}\bpossible\b[^.\n]{0,40}\?|"
     r"\b(?:I'?d|I would) like to (?:see|know|understand)\b|"
+    # asks the maintainers for something of theirs ("Could you share the parameters and data used
+    # to get that result?", ColossalAI#3702: a bug checklist asked of it was read as harm)
+    r"\b(?:could|can|would) you (?:please )?(?:share|provide|release|publish|explain)\b[^.\n]{0,80}\?|"
     # in Chinese: "请问你们的训练效率测试结果是怎么测出来的？" ("may I ask how ... was measured?")
     r"请问[^\n]{0,80}[?？]", re.I | re.M)
 # An error, a failure or a hang said in Chinese ("报错", "失败", "卡住"): the report is a bug report.
@@ -669,7 +705,9 @@ def is_template(item: MissingInfo) -> bool:
         return item.description in symptom_requests.all_descriptions()
     return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
             or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK, IMAGE_TRACEBACK,
-                                    MEGATRON_VERSIONS_WITHOUT_TE))
+                                    MEGATRON_VERSIONS_WITHOUT_TE, DS_REPORT_TORCH,
+                                    DS_REPORT_FRAMEWORK, ONE_NODE_HARDWARE)
+            or item.description in ROCM_VERSIONS.values())
 
 
 # "...this error:" ending its line: what followed it was a screenshot, when the report shows one
@@ -748,6 +786,28 @@ def _before_torchrun(text: str, env: Environment) -> bool:
 
 def _framework_and_torch_given(text: str, env: Environment, framework: str | None) -> bool:
     """Both the framework's version and torch's are in the report, in any form."""
+    return _framework_given(text, env, framework) and _torch_given(text, env)
+
+
+# A bare release in the framework's own tracker ("not working with zero3 in v0.9.4"): its own.
+_OWN_RELEASE = re.compile(r"\b(?:on|with|using|in|since|after|before|from|to) v\d+\.\d+", re.I)
+
+
+def _framework_given(text: str, env: Environment, framework: str | None) -> bool:
     own = _FRAMEWORK_MENTION.get(framework or "")
-    return bool((env.framework_version or (own and own.search(text)))
-                and (env.torch or _TORCH_MENTION.search(text)))
+    return bool(env.framework_version or (own and own.search(text))
+                or (own and _OWN_RELEASE.search(text)))
+
+
+def _torch_given(text: str, env: Environment) -> bool:
+    return bool(env.torch or _TORCH_MENTION.search(text))
+
+
+def _ds_report_request(text: str, env: Environment, framework: str | None) -> str:
+    """ds_report, or only the half of what it prints that the report lacks."""
+    framework_given, torch_given = _framework_given(text, env, framework), _torch_given(text, env)
+    if framework_given and not torch_given:
+        return DS_REPORT_TORCH
+    if torch_given and not framework_given:
+        return DS_REPORT_FRAMEWORK
+    return describe("ds_report", framework)

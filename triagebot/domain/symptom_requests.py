@@ -201,7 +201,13 @@ _STACKS = _rx(r"py-?spy|faulthandler|\bgdb\b|\bpstack\b|Thread 0x|most recent ca
 _NCCL_DEBUG = _rx(r"NCCL_DEBUG|NCCL INFO|\bNCCL WARN\b|NCCL debug")
 _SAME_STEP = _rx(r"same (?:\w+ )?(?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
                  r"(?:step|iteration|iter|epoch)s? \d|\d+[kKmM]? (?:steps|iterations|iters|epochs)|"
-                 r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random")
+                 r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random|"
+                 # where it stops, said as a place in the run ("training hangs on the first step":
+                 # DeepSpeed#3032 was asked whether it stops at the same step)
+                 r"\b(?:hangs?|hung|hanging|stuck|freez\w*|frozen|stops?|stall\w*|deadlocks?)\b"
+                 r"[^.\n]{0,40}?\b(?:on|at|in|during|before|after) (?:the )?(?:very )?(?:(?:first|1st|"
+                 r"second|last) (?:training )?(?:step|iteration|iter|batch|epoch|forward|backward|"
+                 r"all_?reduce)|start\b|beginning\b|init\w*|start[- ]?up|warm[- ]?up)")
 _BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\b(?:worse|better) than when\b|"
                 r"\bwithout (?:deepspeed|zero|fsdp|"
                 r"offload|fp16|bf16|mixed precision|amp|the plugin|megatron|colossal\w*|"
@@ -271,7 +277,7 @@ _OTHER_DL_VERSION = _rx(r"(?:tensorflow|mxnet|keras|\bjax|framework version)\W{0
 _IMPORT_FROM = _rx(r"cannot import name '?\w+'? from '?([A-Za-z]\w*)|No module named '?([A-Za-z]\w*)\.(?!_C\b)")
 _PARALLEL_SIZES = _rx(r"(?:\btp|\bpp|\bdp|tensor[_ -](?:model[_ -])?parallel(?:[_ -]size)?|"
                       r"pipeline[_ -](?:model[_ -])?parallel(?:[_ -]size)?|world[_ ]size|"
-                      r"zero[_ -]?(?:stage)?|stage)\s*[=:]?\s*\d|\b(?:tp|pp|dp)\d+|"
+                      r"zero[_ -]?(?:stage)?|stage)[\"']?\s*[=:]?\s*\d|\b(?:tp|pp|dp)\d+|"
                       r"\d+\s*(?:gpus|nodes|ranks|cards)|zero[- ]?[0-3]\b|"
                       r"(?:tensor|pipeline)[_-](?:model[_-])?parallel[_-]size|"
                       r"num_(?:processes|machines|gpus|nodes)\s*[=:]\s*\d|nproc[_-]per[_-]node\W{1,3}\d")
@@ -342,10 +348,33 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
             _import_source_versioned(text):
         add("pip_list")
     if _CHECKPOINT.search(text) and not _PARALLEL_SIZES.search(text):
-        add("ckpt_parallel")
+        add("ckpt_parallel", _ckpt_parallel(text, framework))
     if _OUTPUT.search(text) and not _OUTPUT_BASELINE.search(text):
         add("baseline_output")
     return found
+
+
+# How a DeepSpeed checkpoint is loaded, named in the report ("If I call `load_checkpoint` with
+# `load_optimizer_states=False`": DeepSpeed#2101 was asked how it is loaded, a strict reader's 0).
+_LOAD_PATH = _rx(r"load_checkpoint|zero_to_fp32|get_fp32_state_dict_from_zero|"
+                 r"load_state_dict_from_zero_checkpoint|ds_to_universal|load_universal")
+_FSDP = _rx(r"\bfsdp\w*|FullyShardedDataParallel")
+# The checkpoint request once the report says how it loads; FSDP's own settings outside the three
+# frameworks with their own wording (a Lightning `FSDPStrategy` report was asked for tensor and
+# pipeline sizes, which FSDP does not have).
+CKPT_LOADED_DEEPSPEED = ("The ZeRO stage and number of GPUs used when saving and when loading the "
+                         "checkpoint.")
+CKPT_FSDP = ("The FSDP settings (`sharding_strategy`, `state_dict_type`) and the number of GPUs "
+             "used when saving and when loading the checkpoint.")
+
+
+def _ckpt_parallel(text: str, framework: str | None) -> str:
+    """The checkpoint request in the report's own terms."""
+    if framework == "deepspeed" and _LOAD_PATH.search(text):
+        return CKPT_LOADED_DEEPSPEED
+    if ("ckpt_parallel", framework or "") not in FRAMEWORK_DESCRIPTIONS and _FSDP.search(text):
+        return CKPT_FSDP
+    return describe("ckpt_parallel", framework)
 
 
 def _import_source_versioned(text: str) -> bool:
@@ -448,7 +477,7 @@ def _memory_request(framework: str | None, inference: bool, numbers: bool, size:
 def all_descriptions() -> frozenset[str]:
     """Every request text this module can write: the comment keeps code spans only in these."""
     texts = set(DESCRIPTIONS.values()) | set(FRAMEWORK_DESCRIPTIONS.values())
-    texts |= {_nccl_debug(same) for same in (False, True)}
+    texts |= {_nccl_debug(same) for same in (False, True)} | {CKPT_LOADED_DEEPSPEED, CKPT_FSDP}
     for framework in (*_BASELINE_CHANGE, None):
         for flags in itertools.product((False, True), repeat=5):
             texts.add(_memory_request(framework, *flags) or "")
