@@ -184,6 +184,25 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("optimizer_no_params", "deepspeedai/DeepSpeed#5071"): (
         "right", "unresolved; pipeline stages holding only frozen layers get an empty list, a "
                  "cause the text names (the cpu_adam error after it hides it)"),
+    ("ds_fp16_unsupported", "deepspeedai/DeepSpeed#5718"): (
+        "right", "unresolved; init_inference with dtype=torch.half on DeepSpeed's CPU accelerator "
+                 "(its log says so), which refuses fp16: bf16 or fp32 there, as the text says"),
+    ("hostname_i", "deepspeedai/DeepSpeed#826"): (
+        "right", "unresolved; DeepSpeed's MPI discovery runs `hostname -I`, which GNU inetutils' "
+                 "hostname lacks (the report says so); DeepSpeed 0.16.4 falls back, as the text "
+                 "says"),
+    **{("store_connect", f"pytorch/pytorch#{n}"): (
+        "right", "unresolved; one node of --nnodes=1:2 timed out on its own VirtualBox address "
+                 "(192.168.56.101), so no process hosted the store: the c10d backend's host "
+                 "check missing a second network card's address, as the text names") for n in
+       (67547, 67581)},
+    ("store_connect", "pytorch/pytorch#79388"): (
+        "right", "unresolved; node 0 too timed out connecting to its own endpoint, so nothing "
+                 "hosted the store there, the case the text names"),
+    ("megatron_ckpt_args", "NVIDIA/Megatron-LM#296"): (
+        "right", "the checkpoint's tensor parallel size (1) differs from the run's (2); no "
+                 "converter existed then (now tools/checkpoint/convert.py or the distributed "
+                 "format, as the text says)"),
 }
 
 # Tried and dropped, with the reason (measured with this script's --candidates).
@@ -225,7 +244,15 @@ CANDIDATES: dict[str, tuple[str, str]] = {
                               "Horovod's ssh line has the same option, and DeepSpeed's fix "
                               "(--no_ssh_check, the hostfile) is wrong for it"),
     "cuda_device_max_connections": (r"CUDA_DEVICE_MAX_CONNECTIONS", "8: the variable in launch "
-                                    "scripts, or Megatron's and TE's warning about overlap"),
+                                    "scripts, or Megatron's and TE's warning about overlap "
+                                    "(kept narrowed as cuda_max_connections: Megatron's "
+                                    "RuntimeError or assertion only, 0 in the data)"),
+    "incompatible_keys": (r"_IncompatibleKeys\(missing_keys=\['", "0; load_state_dict's return "
+                          "value under strict=False, printed: those keys were not loaded, but "
+                          "whether that matters (a new head, tied weights) varies"),
+    "sequence_parallel_tp1": (r"Disabling sequence parallelism because tensor model parallelism "
+                              r"is disabled", "0; Megatron's warning, no error: with a tensor "
+                              "parallel size of 1 it turns sequence parallelism off and goes on"),
 }
 
 

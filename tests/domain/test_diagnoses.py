@@ -526,6 +526,105 @@ LOGS = {
         "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/fsdp/_flat_param.py"
         "\", line 729, in _validate_tensors_to_flatten\n    raise ValueError(\nValueError: Must "
         "flatten tensors with uniform dtype but got torch.bfloat16 and torch.float32"),
+    "cuda_max_connections": (
+        "[BUG] pretrain_gpt.py with --tensor-model-parallel-size 2 fails at start",
+        "using world size: 8, data-parallel size: 4, context-parallel size: 1, "
+        "tensor-model-parallel size: 2, pipeline-model-parallel size: 1\n"
+        "[rank0]: Traceback (most recent call last):\n[rank0]:   File \"/workspace/Megatron-LM/"
+        "megatron/training/arguments.py\", line 1477, in validate_args\n[rank0]:     assert "
+        "os.environ.get('CUDA_DEVICE_MAX_CONNECTIONS') == \"1\", \\\n[rank0]: AssertionError: "
+        "Using tensor model parallelism or context parallelism require setting the environment "
+        "variable CUDA_DEVICE_MAX_CONNECTIONS to 1"),
+    "bf16_unsupported": (
+        "bf16=True with the Trainer fails on a T4",
+        "  File \"/usr/local/lib/python3.10/dist-packages/transformers/training_args.py\", line "
+        "1612, in __post_init__\n    raise ValueError(\n"
+        "ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere "
+        "GPU with cuda>=11.0"),
+    "ds_fp16_unsupported": (
+        "init_inference with dtype=torch.half on a CPU server",
+        "[2024-10-02 09:04:19,993] [INFO] [real_accelerator.py:219:get_accelerator] Setting "
+        "ds_accelerator to cpu (auto detect)\nTraceback (most recent call last):\n  File "
+        "\"infer.py\", line 14, in <module>\n    engine = deepspeed.init_inference(model, "
+        "dtype=torch.half)\n  File \"/opt/conda/lib/python3.10/site-packages/deepspeed/inference/"
+        "engine.py\", line 73, in __init__\n    raise ValueError(\nValueError: Data type "
+        "torch.float16 is not supported by cpu accelerator"),
+    "hostname_i": (
+        "multi-node launch with a hostfile stops before starting",
+        "[2024-03-01 10:00:00,000] [INFO] [runner.py:463:main] Using hostfile /job/hostfile\n"
+        "hostname: invalid option -- 'I'\n[2024-03-01 10:00:01,000] [ERROR] [runner.py:506:main]"
+        " Unable to detect suitable master address via 'hostname -I', please manually specify "
+        "one via --master_addr\nTraceback (most recent call last):\n  File \"/opt/conda/lib/"
+        "python3.10/site-packages/deepspeed/launcher/runner.py\", line 503, in main\n"
+        "    result = subprocess.check_output(hostname_cmd)\nsubprocess.CalledProcessError: "
+        "Command '['ssh', 'worker-0', 'hostname', '-I']' returned non-zero exit status 64."),
+    "nccl_cuda_oom": (
+        "NCCL error at the first all_reduce after loading the model",
+        "node3:41234:41321 [2] NCCL INFO Channel 00/24 :    0   1   2   3   4   5   6   7\n"
+        "node3:41234:41321 [2] include/alloc.h:124 NCCL WARN Cuda failure 'out of memory'\n"
+        "node3:41234:41321 [2] NCCL INFO transport/p2p.cc:217 -> 1\n"
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:1970, unhandled cuda error (run with NCCL_DEBUG=INFO for "
+        "details), NCCL version 2.20.5\nncclUnhandledCudaError: Call to CUDA function failed.\n"
+        "Last error:\nCuda failure 'out of memory'"),
+    "store_connect": (
+        "torchrun on two nodes: the second node cannot join",
+        "[W socket.cpp:663] [c10d] The client socket has failed to connect to [10.0.0.1]:29400 "
+        "(errno: 110 - Connection timed out).\n[E socket.cpp:718] [c10d] The client socket has "
+        "timed out after 900s while trying to connect to (10.0.0.1, 29400).\nTraceback (most "
+        "recent call last):\n  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/"
+        "elastic/rendezvous/c10d_rendezvous_backend.py\", line 159, in _create_tcp_store\n"
+        "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to "
+        "the C10d store has failed. See inner exception for details."),
+    "dist_init_twice": (
+        "my script calls init_process_group under accelerate launch",
+        "  File \"train.py\", line 21, in main\n    dist.init_process_group(backend=\"nccl\")\n"
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/c10d_logger.py\", "
+        "line 79, in wrapper\n    return func(*args, **kwargs)\n  File \"/opt/conda/lib/"
+        "python3.10/site-packages/torch/distributed/distributed_c10d.py\", line 1305, in "
+        "init_process_group\n    raise ValueError(\"trying to initialize the default process "
+        "group twice!\")\nValueError: trying to initialize the default process group twice!"),
+    "zero_untested_optim": (
+        "deepspeed.initialize with an 8-bit optimizer and ZeRO-2",
+        "[2024-01-10 12:00:00,000] [INFO] [logging.py:96:log_dist] [Rank 0] Using client "
+        "Optimizer as basic optimizer\n[2024-01-10 12:00:00,001] [INFO] [logging.py:96:log_dist]"
+        " [Rank 0] DeepSpeed Basic Optimizer = AdamW8bit\n  File \"/opt/conda/lib/python3.10/"
+        "site-packages/deepspeed/runtime/engine.py\", line 1264, in _do_optimizer_sanity_check\n"
+        "    assert (\nAssertionError: You are using an untested ZeRO Optimizer. Please add "
+        "<\"zero_allow_untested_optimizer\": true> in the configuration file to use it."),
+    "accelerate_ds_optim": (
+        "accelerate launch with a DeepSpeed config file fails in prepare",
+        "  File \"train.py\", line 88, in main\n    model, optimizer, loader, scheduler = "
+        "accelerator.prepare(\n  File \"/opt/conda/lib/python3.10/site-packages/accelerate/"
+        "accelerator.py\", line 1640, in _prepare_deepspeed\n    raise ValueError(\n"
+        "ValueError: You cannot specify an optimizer in the config file and in the code at the "
+        "same time. Please remove the optimizer from the config file or create "
+        "`accelerate.utils.DummyOptim` in the code."),
+    "megatron_ckpt_args": (
+        "finetuning the released checkpoint with TP=2 fails at load",
+        " loading checkpoint from /data/ckpt/gpt-1.3b at iteration 300000\n  File \"/workspace/"
+        "Megatron-LM/megatron/training/checkpointing.py\", line 199, in _compare\n    assert "
+        "checkpoint_value == args_value, error_message\nAssertionError: "
+        "tensor_model_parallel_size value from checkpoint (1) is not equal to the input "
+        "argument value (2)."),
+    "fsdp_uniform_grad": (
+        "LoRA with FSDP through accelerate fails in prepare",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/fsdp/_flat_param.py"
+        "\", line 596, in _validate_tensors_to_flatten\n    raise ValueError(\nValueError: Must "
+        "flatten tensors with uniform `requires_grad` when `use_orig_params=False`"),
+    "colossal_zero_fp32": (
+        "[BUG]: HybridParallelPlugin with zero_stage=1 in fp32",
+        "  File \"/usr/local/lib/python3.10/dist-packages/colossalai/booster/plugin/"
+        "hybrid_parallel_plugin.py\", line 1361, in configure\n    assert self.precision != "
+        "\"fp32\", \"Please set precision to 'fp16' or 'bf16' when using ZeRO.\"\n"
+        "AssertionError: Please set precision to 'fp16' or 'bf16' when using ZeRO."),
+    "megatron_layers_pp": (
+        "pretrain_gpt.py with 6 pipeline stages fails at start",
+        "using world size: 48, data-parallel size: 4, context-parallel size: 1, "
+        "tensor-model-parallel size: 2, pipeline-model-parallel size: 6\n  File \"/workspace/"
+        "Megatron-LM/megatron/training/arguments.py\", line 998, in validate_args\n    assert "
+        "num_layers % args.transformer_pipeline_model_parallel_size == 0, \\\nAssertionError: "
+        "Number of layers should be divisible by the pipeline-model-parallel size"),
 }
 
 NEAR_MISSES = {
@@ -686,6 +785,41 @@ NEAR_MISSES = {
                        "layer class is found and wrapped; memory use is higher than expected.",
     # an integer parameter or buffer: another check of the same function
     "fsdp_uniform_dtype": "ValueError: Cannot flatten integer dtype tensors",
+    # the release that only warned: no exception's name before it
+    "cuda_max_connections": "UserWarning: Using sequence parallelism requires setting the "
+                            "environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1",
+    "bf16_unsupported": "I train with bf16 mixed precision on A100s; the loss is NaN after "
+                        "2000 steps.",
+    # a quantised dtype, not fp16
+    "ds_fp16_unsupported": "ValueError: Data type torch.int8 is not supported by cuda "
+                           "accelerator",
+    "hostname_i": "MASTER_ADDR=$(hostname -I | awk '{print $1}') deepspeed --hostfile hostfile "
+                  "train.py\nthe job hangs after NCCL INFO Bootstrap",
+    # PyTorch's own allocation (the model's), not NCCL's buffers
+    "nccl_cuda_oom": "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 "
+                     "GiB (GPU 0; 79.15 GiB total capacity)",
+    # the per-address warning of a run that then connects
+    "store_connect": "[W socket.cpp:697] [c10d] The client socket has failed to connect to "
+                     "[localhost]:29500 (errno: 97 - Address family not supported by protocol)."
+                     "\nTraining starts; epoch 1 loss 2.31",
+    "dist_init_twice": "Is it safe to initialize the default process group twice in one "
+                       "notebook? I call destroy_process_group between the runs.",
+    "zero_untested_optim": "\"zero_allow_untested_optimizer\": true is in my config and "
+                           "training with Lion runs, but the loss plateaus.",
+    # the other way round: a DummyOptim without the config's optimizer
+    "accelerate_ds_optim": "ValueError: You cannot create a `DummyOptim` without specifying "
+                           "an optimizer in the config file.",
+    "megatron_ckpt_args": "The num_layers value from the checkpoint's config is 24; I pass "
+                          "--num-layers 24 too and the loss is high after loading.",
+    # another check of the same function
+    "fsdp_uniform_grad": "ValueError: Must flatten tensors on the same device but got "
+                         "both cuda:0 and cpu",
+    # an unknown precision: another check
+    "colossal_zero_fp32": "AssertionError: LowLevelZeroPlugin only supports ['fp16', "
+                          "'bf16', 'fp32'] training",
+    # the virtual pipeline's check: another split
+    "megatron_layers_pp": "AssertionError: Number of layers per pipeline stage must be divisible "
+                          "by number of layers per virtual pipeline stage",
 }
 
 
@@ -825,8 +959,54 @@ OTHER_SPELLINGS = [
     ("ssh_check", "subprocess.CalledProcessError: Command '['ssh', '-o', "
                   "'PasswordAuthentication=no', '-p', '2222', 'worker-1', 'hostname']' returned "
                   "non-zero exit status 255."),
+    # Megatron-LM from late 2022 to core 0.11, a RuntimeError
+    ("cuda_max_connections", "RuntimeError: Using async gradient all reduce requires setting "
+                             "the environment variable CUDA_DEVICE_MAX_CONNECTIONS to 1"),
+    # Accelerate, DeepSpeed's training and inference engines
+    ("bf16_unsupported", "ValueError: bf16 mixed precision requires PyTorch >= 1.10 and a "
+                         "supported device."),
+    ("bf16_unsupported", "[rank0]: ValueError: Type bf16 is not supported on your device."),
+    ("bf16_unsupported", "ValueError: Data type torch.bfloat16 is not supported by cuda "
+                         "accelerator"),
+    # Transformers 5
+    ("bf16_unsupported", "ValueError: Your setup doesn't support bf16/gpu. You need to assign "
+                         "use_cpu if you want to train the model on CPU. You need Ampere+ GPU "
+                         "with cuda>=11.0."),
+    ("ds_fp16_unsupported", "[rank1]: ValueError: Type fp16 is not supported on your device."),
+    # the inference engine from 0.12.6 to 0.15.1, the raise line alone
+    ("ds_fp16_unsupported", "    raise ValueError(\"Type fp16 is not supported.\")"),
+    # MPI discovery: the command as a string (before 0.15.2), and the launcher before 0.8
+    ("hostname_i", "subprocess.CalledProcessError: Command '['hostname -I']' returned non-zero "
+                   "exit status 64."),
+    ("hostname_i", "subprocess.CalledProcessError: Command '['ssh node1 hostname -I']' returned "
+                   "non-zero exit status 255."),
+    # the driver's API (cuMem), with the error's number
+    ("nccl_cuda_oom", "[rank1]: Last error:\n[rank1]: Cuda failure 2 'out of memory'"),
+    ("store_connect", "torch.distributed.DistNetworkError: The client socket has failed to "
+                      "connect to any network address of (node-0, 29500)."),
+    # PyTorch 1.x
+    ("dist_init_twice", "RuntimeError: trying to initialize the default process group twice!"),
+    ("accelerate_ds_optim", "ValueError: You cannot specify a scheduler in the config file "
+                            "and in the code at the same time. Please remove the scheduler "
+                            "from the config file or create "
+                            "`accelerate.utils.DummyScheduler` in the code."),
+    ("megatron_ckpt_args", "[rank3]: AssertionError: padded_vocab_size value from checkpoint "
+                           "(50304) is not equal to the input argument value (50432)."),
+    # PyTorch 1.12 to 2.0, and a rewritten report without the backticks
+    ("fsdp_uniform_grad", "ValueError: `FlatParameter` requires uniform "
+                          "`requires_grad`"),
+    ("fsdp_uniform_grad", "ValueError: FlatParameter requires uniform requires_grad"),
+    # the other spellings since 2021, and Megatron-Core's own
+    ("megatron_layers_pp", "AssertionError: number of layers should be divisible by the "
+                           "pipeline parallel size"),
+    ("megatron_layers_pp", "AssertionError: number of layers of the model must be divisible "
+                           "pipeline model parallel size"),
+    ("megatron_layers_pp", "AssertionError: num_layers should be divisible by "
+                           "pipeline_model_parallel_size"),
 ]
 NOT_THESE = [
+    # another CUDA failure inside NCCL: no memory is short
+    "NCCL WARN Cuda failure 'peer access is not supported between these two devices'",
     # another launcher's program missing (``ompi_info``): installing pdsh is no fix for it
     "RuntimeError: launcher 'openmpi' not installed.",
     # NVMe offload failing at run time: the op built and loaded
@@ -886,7 +1066,9 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
     assert {"libaio_missing", "port_in_use", "cuda_mismatch", "libuv_missing", "zero_pipeline",
             "horovod_controller", "hostfile_format", "state_dict_prefix",
             "zero3_device_map", "mpi_discovery", "te_mpi_bootstrap", "horovod_ssh",
-            "weights_only", "ds_config_mismatch", "grad_accum_fusion"} <= linking
+            "weights_only", "ds_config_mismatch", "grad_accum_fusion",
+            "fsdp_uniform_grad", "zero_untested_optim", "accelerate_ds_optim",
+            "megatron_layers_pp", "cuda_max_connections"} <= linking
     assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
                           "cpu_adam_not_built", "loss_scale_minimum", "not_divisible",
                           # an error hiding an earlier one, or a change that depends on where
@@ -898,7 +1080,12 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
                           # a module on the CPU or over several GPUs: two fixes
                           "ddp_device_ids",
                           # no GPU on the machine, or a PyTorch that cannot use it: two fixes
-                          "checkpoint_device"}
+                          "checkpoint_device", "bf16_unsupported", "ds_fp16_unsupported",
+                          # whose call, which address, which argument, what holds the memory
+                          "dist_init_twice", "store_connect", "megatron_ckpt_args",
+                          "nccl_cuda_oom",
+                          # the launcher's command or the MPI discovery's: other fixes
+                          "hostname_i"}
 
 
 @pytest.mark.parametrize("diagnosis_id", sorted(NEAR_MISSES))

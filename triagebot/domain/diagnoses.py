@@ -48,6 +48,7 @@ transformer_engine    1        1      S1 1/1 (certain: the module itself is miss
                                        labels R1.3, a missing dependency)
 te_mpi_bootstrap      1        1      (certain: Megatron's own warning; the 1 unresolved, its twin
                                        Megatron-LM#608 answered "launch through MPI (PMIx)")
+cuda_max_connections  0        -      (certain: Megatron's own check names the variable)
 horovod_extension     0        -      (certain: Horovod's own check names the unbuilt extension)
 horovod_controller    1        1      S1 1/1, R1.2 1/1 (resolution: a rebuild with MPI or Gloo)
 colossalai_kernels    4        4      S1 4/4, 1.2 3/4 (unresolved; labels R1.3, a missing part)
@@ -58,6 +59,9 @@ no_gpu_visible        0        -      (certain: the message says so)
 driver_too_old        0        -      (certain: the message says so)
 torch_cpu_build       0        -      (certain: torch.cuda's own check of the build)
 needs_ampere          0        -      (certain: the message names the GPU generation)
+bf16_unsupported      0        -      (certain: the frameworks' own check of the device)
+ds_fp16_unsupported   1        1      (certain: DeepSpeed's own check of its accelerator; the 1 is
+                                       its CPU accelerator, unresolved, a case the text names)
 nccl_not_built        0        -      (certain: init_process_group's own check of the build)
 libuv_missing         1        1      S2 1/1, 2.1 1/1, F1 1/1 (resolution: USE_LIBUV=0; certain:
                                        TCPStore's own check)
@@ -74,13 +78,21 @@ hostfile_format       1        1      S2 1/1 (resolution: the mistyped `slots` l
                                        certain: the runner's own parser)
 ssh_check             1        1      S2 1/1 (resolution: passwordless ssh between the nodes;
                                        certain: the runner's own check)
+hostname_i            1        1      S2 1/1 (certain: DeepSpeed's own command; the 1 unresolved, a
+                                       hostname without -I in the MPI discovery, as the report
+                                       says)
 horovod_ssh           0        -      (certain: horovodrun's own check of the remote hosts;
                                        ssh_check no longer matches Horovod's ssh command)
 invalid_ordinal       0        -      (certain: CUDA's own check of the device index)
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
+nccl_cuda_oom         0        -      (certain: NCCL's own allocation, named in its warning)
 rendezvous_timeout    1        1      (S3 by its labels: ranks slowed by a CPU-heavy init)
+store_connect         3        3      S2 3/3, 2.2 3/3 (certain: the store's client names the
+                                       address; the 3 unresolved, node 0 not hosting the store, 2
+                                       on a VirtualBox address)
 dist_not_initialized  0        -      (certain: the message says so; it may hide an earlier error)
+dist_init_twice       0        -      (certain: init_process_group's own check)
 horovod_init          0        -      (certain: Horovod's own check)
 fork_cuda             0        -      (certain: the message says so)
 collective_mismatch   0        -      (certain: torch's own check of the collectives)
@@ -94,6 +106,9 @@ zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
 size_mismatch         1        1      (certain: load_state_dict's check; the 1 is a model sharded
                                        before the full weights were loaded, a cause it names)
+megatron_ckpt_args    1        1      (certain: Megatron's own check names the argument; the 1 a
+                                       tensor parallel size, left open then for want of a
+                                       converter)
 state_dict_prefix     0        -      (certain when most keys of the longer list pair up by a
                                        wrapper's prefix, which ``_prefix_explains`` checks)
 checkpoint_device     0        -      (certain: torch.load's own check of the saved device)
@@ -101,6 +116,7 @@ weights_only          0        -      (certain: the message names the PyTorch 2.
 zero_pipeline         0        -      (certain: DeepSpeed's own check names both)
 zero_no_sync          0        -      (certain: DeepSpeed's own check names both)
 offload_optimizer     0        -      (certain: DeepSpeed's own check names the options)
+zero_untested_optim   0        -      (certain: DeepSpeed's own check names the option)
 ds_config_missing     0        -      (certain: deepspeed.initialize's own check)
 ds_config_twice       0        -      (certain: deepspeed.initialize's own check)
 fp16_and_bf16         0        -      (certain: DeepSpeed's own check of the config)
@@ -110,10 +126,13 @@ cpu_optimizer_on_gpu  0        -      (certain: the CPU optimizer's own check na
 zero3_device_map      0        -      (certain: Transformers' own refusal names both)
 device_map_parallel   0        -      (certain: Accelerate's own refusal)
 accelerate_ds_batch   0        -      (certain: Accelerate's own check names the setting)
+accelerate_ds_optim   0        -      (certain: Accelerate's own check)
 ds_config_mismatch    0        -      (certain: Transformers' and Accelerate's check lists them)
 fsdp_wrap_class       0        -      (certain: the message names the class not found)
 fsdp_uniform_dtype    0        -      (certain: FSDP's own check names both dtypes)
+fsdp_uniform_grad     0        -      (certain: FSDP's own check)
 shardformer_policy    0        -      (certain: the message names the class without a policy)
+colossal_zero_fp32    0        -      (certain: the plugin's own check)
 optimizer_no_params   1        1      (certain: torch's own check; the 1 is pipeline stages
                                        holding only frozen layers, a cause it names)
 unscale_fp16          0        -      (certain: GradScaler's check of the gradients' dtype)
@@ -122,6 +141,7 @@ sigkill               5        5      (stages differ: S3, S4, S5; 2 confirmed by
                                        3 by a resource root cause or memory symptom label)
 sigbus                3        1      S4 3/3 (1 resolved by a larger --shm-size, 2 unverified:
                                        no confirmed fix, labels a constrained resource)
+megatron_layers_pp    0        -      (certain: Megatron's own check of the split)
 not_divisible         2        2      (stages differ: S3, S4)
 ====================  =======  =====  =============================================================
 
@@ -587,6 +607,26 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"hardware", "ds_report", "config", "repro", "nccl_debug"}),
         same_problem=True,
     ),
+    # Megatron's argument check (``validate_args``, ``megatron/training/arguments.py``): an
+    # assertion since core 0.12 (recently for GPUs before Blackwell only), a ``RuntimeError``
+    # from late 2022 to core 0.11 (``megatron/arguments.py`` at first). The warnings that said
+    # the same for a while, and ``tensor_parallel/layers.py``'s, carry no exception's name: not
+    # matched.
+    Diagnosis(
+        "cuda_max_connections",
+        _re(r"(?:RuntimeError|AssertionError): Using [^\n]{0,80}? requires? setting the environment "
+            r"variable CUDA_DEVICE_MAX_CONNECTIONS to 1", 0,
+            # within one line, with no bound on what precedes the variable's name
+            words=("variable cuda_device_max_connections to 1",), lead=None),
+        "Megatron's tensor-parallel layers overlap their communication with the matrix "
+        "multiplications only when the GPU runs kernels in the order they are queued, which "
+        "`CUDA_DEVICE_MAX_CONNECTIONS=1` ensures, and this release refuses to start without "
+        "it. Export `CUDA_DEVICE_MAX_CONNECTIONS=1` in the environment of every rank "
+        "(Megatron's example scripts do; under Slurm or in a container, check that it reaches "
+        "the job's processes).",
+        moot=frozenset({"cuda", "hardware", "ds_report", "config", "repro", "nccl_debug"}),
+        same_problem=True,
+    ),
     # Horovod's own checks at import (``check_extension``) and in ``horovodrun``: the framework's
     # extension, or the controllers (MPI, Gloo), were left out when Horovod was built. The
     # extension one hides the build's own error, so it links nothing.
@@ -716,6 +756,48 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "FlashAttention off in the model's or the framework's settings, or use a release that "
         "supports your GPU.",
         moot=frozenset({"launcher_command", "repro", "traceback"}),
+    ),
+    # The frameworks' own checks of bf16 before training: Accelerate's ``Accelerator.__init__``
+    # and ``accelerate launch`` (``torch.cuda.is_bf16_supported()``), Transformers'
+    # ``TrainingArguments.__post_init__`` (``is_torch_bf16_gpu_available``, so also when no GPU
+    # is visible), DeepSpeed's ``_do_sanity_check`` (``runtime/engine.py``, since 0.16) and its
+    # inference engine's dtype check (``inference/engine.py``, since 0.15.2).
+    Diagnosis(
+        "bf16_unsupported",
+        _re(r"bf16 mixed precision requires PyTorch >= 1\.10 and a supported device"
+            r"|Your setup doesn['’]?t support bf16/gpu|Type bf16 is not supported on your device"
+            r"|Data type torch\.bfloat16 is not supported by \w+ accelerator", 0,
+            # "Data type torch.bfloat" (22 characters) before "16 is not supported", "Your setup
+            # doesn'" (17) before "t support bf16/gpu"
+            words=("bf16 mixed precision requires pytorch >= 1.10", "t support bf16/gpu",
+                   "16 is not supported"), lead=22),
+        "The framework asked PyTorch whether this device supports bfloat16, and it does not: "
+        "GPUs before Ampere (V100, T4) lack native bf16 (older PyTorch releases say so), and "
+        "the Trainer also refuses bf16 when no GPU is visible. On such GPUs train in fp16 "
+        "(`fp16=True`, `--mixed_precision fp16`, DeepSpeed's `fp16` section) or fp32; "
+        "otherwise check that `torch.cuda.is_available()` is True (on the CPU on purpose: the "
+        "Trainer's `use_cpu=True`).",
+        moot=frozenset({"launcher_command", "repro", "traceback", "nccl_debug"}),
+    ),
+    # DeepSpeed's checks of fp16 against its accelerator: ``_do_sanity_check``
+    # (``runtime/engine.py``, since 0.16) and the inference engine's (``inference/engine.py``:
+    # "Type fp16 is not supported." from 0.12.6, the dtype list from 0.15.2). The CUDA
+    # accelerator wants compute capability 7 (6 with ``DS_ALLOW_DEPRECATED_FP16=1``, since
+    # 0.13.2); the CPU one has none (recent releases: a CPU with native fp16, as
+    # ``_is_mkldnn_fp16_supported`` says).
+    Diagnosis(
+        "ds_fp16_unsupported",
+        _re(r"Type fp16 is not supported(?: on your device)?\."
+            r"|Data type torch\.float16 is not supported by \w+ accelerator", 0,
+            # "Data type torch.float" (21 characters) before "16 is not supported"
+            words=("16 is not supported",), lead=21),
+        "DeepSpeed asked its accelerator whether this device runs fp16, and it does not: "
+        "NVIDIA GPUs need compute capability 7.0 or newer (6.x only with "
+        "`DS_ALLOW_DEPRECATED_FP16=1`), and DeepSpeed's CPU accelerator, used when no GPU is "
+        "usable (logged as `Setting ds_accelerator to cpu`), has none (recent releases: on CPUs "
+        "with native fp16 only). Use bf16 or fp32 (`dtype=torch.bfloat16`, the config's "
+        "`bf16` section), or find why no GPU is seen.",
+        moot=frozenset({"launcher_command", "repro", "traceback", "nccl_debug"}),
     ),
     # ``init_process_group``'s refusal of the NCCL backend on a build without it (Windows, macOS,
     # CPU-only builds).
@@ -909,6 +991,28 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "nccl_debug"}),
         same_problem=True,
     ),
+    # DeepSpeed asks ``hostname -I`` for an address: its runner (``launcher/runner.py``) on the
+    # hostfile's first host over ssh when ``--master_addr`` is not given (logging the first
+    # message since 0.8; before, the command's CalledProcessError alone), and its MPI discovery
+    # (``comm/comm.py``; ``utils/distributed.py`` before 0.7) on rank 0, without a fallback
+    # before 0.16.4. Only the commands as DeepSpeed builds them (a string before 0.15.2, a list
+    # after).
+    Diagnosis(
+        "hostname_i",
+        _re(r"Unable to detect suitable master address via"
+            r"|hostname(?: |', ')-I'\]' returned non-zero exit status", 0,
+            # "hostname', '" (12 characters) before "-I']'"
+            words=("unable to detect suitable master address via",
+                   "-i']' returned non-zero exit status"), lead=12),
+        "DeepSpeed reads an IP address from `hostname -I`, and that failed: the `hostname` "
+        "there has no `-I` option (macOS, BusyBox, GNU inetutils), or ssh to the host failed. "
+        "With a hostfile and no `--master_addr`, the launcher runs it on the first host: pass "
+        "`--master_addr` with that node's IP. Its MPI discovery (no launcher's variables set) "
+        "runs it on rank 0 before DeepSpeed 0.16.4: upgrade, or start with the `deepspeed` "
+        "launcher.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "cuda", "hardware", "config", "repro", "nccl_debug"}),
+    ),
     # Horovod's own check (``horovod/runner/launch.py``, ``_check_all_hosts_ssh_successful``):
     # every remote host of ``-H``/``--hostfile`` is tried over ssh before the launch; each failure
     # is printed with ssh's own output, then (since 0.20) the RuntimeError.
@@ -968,6 +1072,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro"}),
         same_problem=True,
     ),
+    # NCCL's own check of a CUDA call (``src/include/checks.h``, ``CUDACHECK``: "Cuda failure
+    # '%s'"; ``cudawrap.h``, ``CUCHECK`` for the driver's cuMem calls: "Cuda failure %d '%s'"),
+    # which the Python error repeats under "Last error:": NCCL's own allocation, not the
+    # model's (that is PyTorch's "CUDA out of memory").
+    Diagnosis(
+        "nccl_cuda_oom",
+        _re(rf"Cuda failure (?:\d{{1,3}} )?{_Q}out of memory", 0, words=("cuda failure ",)),
+        "A CUDA allocation inside NCCL failed: NCCL sets up its buffers when a process group "
+        "first communicates, and the GPU (rarely, pinned host memory) was nearly full. Check "
+        "with `nvidia-smi` that no other process holds memory on that GPU (each rank on its "
+        "own: `torch.cuda.set_device(local_rank)` before any CUDA work), leave headroom (a "
+        "smaller batch, fewer process groups), or shrink NCCL's buffers (`NCCL_BUFFSIZE`, 4 MiB "
+        "by default).",
+        moot=frozenset({"versions", "ds_report", "cuda", "config"}),
+    ),
     Diagnosis(
         "rendezvous_timeout",
         _re(r"Timed out initiali[sz]ing process group in store based barrier",
@@ -979,6 +1098,27 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "its processes and reaches the master's address and port, and how long each rank "
         "takes to get there.",
         moot=frozenset({"versions", "ds_report", "cuda"}),
+    ),
+    # The TCP store's client (``torch/csrc/distributed/c10d/socket.cpp``, ``SocketConnectOp``)
+    # gives up on the store's address, and torchrun's c10d rendezvous wraps it
+    # (``elastic/rendezvous/c10d_rendezvous_backend.py``, ``_create_tcp_store``, which hosts the
+    # store only where ``_matches_machine_hostname`` takes the endpoint for this machine, or
+    # ``is_host`` says so). Not the per-address warning "failed to connect to [host]:port",
+    # which a working run prints when one of several addresses fails.
+    Diagnosis(
+        "store_connect",
+        _re(r"The client socket has (?:timed out after \S{1,30} while trying to connect to"
+            r"|failed to connect to any network address of)"
+            r"|The connection to the C10d store has failed", 0,
+            words=("the client socket has ", "the connection to the c10d store has failed")),
+        "This process could not reach the rendezvous store at the given host and port "
+        "(`MASTER_ADDR`:`MASTER_PORT`, torchrun's `--rdzv_endpoint`): nothing listened there in "
+        "time (the node meant to host it not started or failed first, or, with torchrun's c10d "
+        "backend, not taking that address for its own, say a second network card's: "
+        "`--rdzv_conf is_host=1` there), the address is wrong, or a firewall blocks the port. "
+        "Try `nc -zv <host> <port>`.",
+        implies={"stage": "S2", "symptom": "2.2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro"}),
     ),
     # Both refusals of a collective or a rank query before the process group exists; one hides
     # an earlier failure of the setup as often as it is a missing call, so it links nothing.
@@ -994,6 +1134,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "this one, the setup itself failed: fix that one.",
         implies={"stage": "S2"},
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
+    ),
+    # ``init_process_group``'s own check (``torch/distributed/distributed_c10d.py``): the default
+    # group exists already. Whose second call it is differs (the script's, a library's), so it
+    # links nothing.
+    Diagnosis(
+        "dist_init_twice",
+        _re(r"trying to initiali[sz]e the default process group twice", 0,
+            words=("trying to initiali",)),
+        "`init_process_group` ran a second time in a process whose default process group "
+        "already exists. Set it up once per process: guard the call with `if not "
+        "torch.distributed.is_initialized()`, or leave it to the framework where one sets it "
+        "up (Accelerate, DeepSpeed, Lightning, the Trainer); to start over in the same process "
+        "(a second run, a sweep), call `torch.distributed.destroy_process_group()` first.",
+        implies={"stage": "S2"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "config", "nccl_debug"}),
     ),
     # Horovod's own check (Python and C++), the same message in both.
     Diagnosis(
@@ -1143,6 +1298,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "or convert the checkpoint to them.",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
+    # Megatron's ``check_checkpoint_args`` (``megatron/training/checkpointing.py``; Megatron-
+    # DeepSpeed keeps it): the model's fixed arguments against those saved in the checkpoint;
+    # tensor and pipeline sizes only for a checkpoint not in the distributed format. Which one
+    # differs (and so the fix) varies, so it links nothing.
+    Diagnosis(
+        "megatron_ckpt_args",
+        _re(r"value from checkpoint \([^\n)]{0,80}\) is not equal to the input argument value", 0,
+            words=("value from checkpoint (",)),
+        "Megatron checks the arguments that fix the model's shape and split (layers, hidden "
+        "size, heads, vocabulary padding, tensor and pipeline sizes) against those saved in "
+        "the checkpoint, and the one named differs. Pass the checkpoint's value (or "
+        "`--use-checkpoint-args`). For other tensor or pipeline sizes, convert it "
+        "(`tools/checkpoint/convert.py`) or use the distributed format (`--ckpt-format "
+        "torch_dist`), which reshards on load.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+    ),
     # Only when the prefix explains the two lists (``_prefix_explains``): a prefix on one side
     # alone can be a submodule's name, and a first key or two pairing up proves nothing when the
     # rest are another model's keys. A large model's list of keys is one line of ~100 KB (the cap
@@ -1232,6 +1403,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`deepspeed.ops.adam.DeepSpeedCPUAdam`; to keep your own, set "
         "`\"zero_force_ds_cpu_optimizer\": false` in the config, at a cost in speed.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # ``_do_optimizer_sanity_check`` (``runtime/engine.py``): with ZeRO on, an optimizer whose type
+    # is not in ``ZERO_SUPPORTED_OPTIMIZERS`` (``runtime/zero/utils.py``) unless the config allows
+    # it. Accelerate and the Trainer set the option themselves for a torch optimizer.
+    Diagnosis(
+        "zero_untested_optim",
+        _re(r"You are using an untested ZeRO Optimizer", 0,
+            words=("you are using an untested zero optimizer",)),
+        "With ZeRO on, DeepSpeed accepts only the optimizers it was tested with (PyTorch's "
+        "`Adam`, `AdamW` and `Adagrad`, its own Adam, Adagrad and Lion) unless the config "
+        "allows others, and this one is another class (an 8-bit optimizer, `SGD`, another "
+        "library's `AdamW`). Add `\"zero_allow_untested_optimizer\": true` at the top level of "
+        "the DeepSpeed config, or declare a supported optimizer in its `optimizer` section.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
         same_problem=True,
     ),
     # DeepSpeed's checks of the config it is given (``deepspeed/__init__.py``, ``initialize``;
@@ -1360,6 +1547,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "ds_report"}),
         same_problem=True,
     ),
+    # Accelerate's ``_prepare_deepspeed`` (``accelerator.py``): the DeepSpeed config and the code
+    # both give an optimizer, or both a scheduler.
+    Diagnosis(
+        "accelerate_ds_optim",
+        _re(r"You cannot specify an? (?:optimizer|scheduler) in the config file and in the code "
+            r"at the same time", 0, words=("you cannot specify a",)),
+        "The DeepSpeed config given to Accelerate has an `optimizer` (or `scheduler`) section, "
+        "and the code passed its own optimizer (or scheduler) to `prepare()` too, so Accelerate "
+        "refuses to choose. Remove that section from the DeepSpeed config to keep the code's, "
+        "or create `accelerate.utils.DummyOptim(model.parameters(), lr=...)` (and "
+        "`DummyScheduler(optimizer, ...)`) in the code, which stand for the config's.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
     # The DeepSpeed config checked against the Trainer's arguments (Transformers'
     # ``integrations/deepspeed.py``, ``trainer_config_finalize``) or Accelerate's (its
     # ``DeepSpeedPlugin.deepspeed_config_process``): the message lists each pair that differs.
@@ -1409,6 +1611,24 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
         same_problem=True,
     ),
+    # The same check of ``requires_grad``: ``_validate_tensors_to_flatten`` (``_flat_param.py``,
+    # PyTorch 2.1 on, only with ``use_orig_params=False``), ``FlatParamHandle`` or
+    # ``FlatParameter`` before it (PyTorch 1.12 to 2.0, whatever ``use_orig_params`` says).
+    Diagnosis(
+        "fsdp_uniform_grad",
+        _re(r"Must flatten tensors with uniform `?requires_grad`?|`?FlatParameter`? requires "
+            r"uniform `?requires_grad", 0,
+            # "Must flatten tensors with " (26 characters) before "uniform "
+            words=("uniform ",), lead=26),
+        "FSDP's first version flattens each wrapped module's parameters into one tensor with "
+        "one `requires_grad`, and here frozen and trainable parameters share a wrapped module "
+        "(adapters such as LoRA on a frozen model). With PyTorch 2.1 or later set "
+        "`use_orig_params=True` (Accelerate's `fsdp_use_orig_params: true`, the Trainer's "
+        "`fsdp_config`) or use FSDP2; or wrap the trainable layers in units of their own "
+        "(PEFT's `fsdp_auto_wrap_policy`).",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
+        same_problem=True,
+    ),
     # Colossal-AI's ``get_autopolicy`` (``shardformer/policies/auto_policy.py``; before 0.3.2
     # without the module path in parentheses). Whether a policy exists differs by model, so it
     # links nothing.
@@ -1422,6 +1642,20 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "(`custom_policy`), or use a plugin that does not shard the model "
         "(`LowLevelZeroPlugin`, `GeminiPlugin` without tensor parallelism).",
         moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug"}),
+    ),
+    # ``HybridParallelPlugin.configure`` (``colossalai/booster/plugin/hybrid_parallel_plugin.py``,
+    # since the plugin came in 0.3.2; ``moe_hybrid_parallel_plugin.py``): ZeRO refused in fp32.
+    Diagnosis(
+        "colossal_zero_fp32",
+        _re(rf"Please set precision to {_Q}fp16{_Q} or {_Q}bf16{_Q} when using ZeRO", 0,
+            words=("please set precision to ",)),
+        "Colossal-AI's `HybridParallelPlugin` (and `MoeHybridParallelPlugin`) refuses ZeRO "
+        "(`zero_stage` 1 or 2) with `precision=\"fp32\"`. Pass `precision=\"bf16\"` (or "
+        "`\"fp16\"`) to the plugin, or `zero_stage=0` to train in fp32; for ZeRO in fp32 "
+        "without tensor or pipeline parallelism, `LowLevelZeroPlugin` accepts "
+        "`precision=\"fp32\"`.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
+        same_problem=True,
     ),
     # ``torch.optim.Optimizer``'s own check. Why the list is empty differs (all frozen, a used
     # generator, a pipeline stage without trainable layers), so it links nothing.
@@ -1492,6 +1726,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`--ipc=host` or a larger `--shm-size`; a memory-mapped dataset file on a full or "
         "network filesystem is another cause. Watch `df -h /dev/shm` while it runs.",
         moot=frozenset({"traceback"}),
+    ),
+    # Megatron's split of the layers over the pipeline stages: ``validate_args``
+    # (``megatron/training/arguments.py``, in each of its spellings since 2021) and Megatron-Core's
+    # own check of its config. They say "should (must) be divisible", which ``not_divisible``
+    # ("is not divisible by") does not read.
+    Diagnosis(
+        "megatron_layers_pp",
+        _re(r"[Nn]um(?:ber of |_)layers (?:of the model )?(?:should|must) be divisible (?:by )?"
+            r"(?:the )?pipeline[-_ ](?:model[-_ ])?parallel", 0,
+            # "Number of layers of the model must " (35 characters) before "be divisible "
+            words=("be divisible ",), lead=35),
+        "Megatron splits the model's layers evenly over the pipeline stages, so `--num-layers` "
+        "must be a multiple of `--pipeline-model-parallel-size`. Choose a pipeline size that "
+        "divides the number of layers, or, in recent Megatron-Core releases, give the first "
+        "and last stages their own counts (`--decoder-first-pipeline-num-layers`, "
+        "`--decoder-last-pipeline-num-layers`) or a `--pipeline-model-parallel-layout`.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "versions"}),
+        same_problem=True,
     ),
     # Megatron-LM's and Colossal-AI's ``ensure_divisibility`` and the parallel-size checks.
     Diagnosis(
