@@ -56,7 +56,7 @@ def test_stated_labels_are_named_for_maintainers_not_above_the_fold() -> None:
 def test_the_maintainers_block_holds_labels_evidence_environment_and_commands() -> None:
     details = comment.render(make_triage()).split("<details>")[1]
     assert details.index("**Labels**") < details.index("- Symptom: `torch.OutOfMemoryError")
-    assert "**Detected environment**: `deepspeed 0.14.2, 8`" in details
+    assert "**Detected environment**: `deepspeed 0.14.2, 8 GPUs`" in details  # a count says what it counts
     assert comment.FOOTER in details and "**Other candidates**: `4.3` 12%" not in details  # < 15%
 
 

@@ -150,3 +150,12 @@ def test_framework_of_repository() -> None:
                                       "hpcaitech/ColossalAI", "horovod/horovod", "pytorch/pytorch",
                                       "bigscience-workshop/Megatron-DeepSpeed", "org/repo", "")] == \
         ["deepspeed", "megatron", "colossalai", "horovod", "pytorch", "deepspeed", None, None]
+
+
+def test_a_cpp_frames_address_is_no_gpu_count() -> None:
+    """Megatron-LM#935's C++ frames ("+ 0xdc253 (0x7fe76a6b0253 in /usr/lib/...)") once read as
+    6 GPUs ("6b025" as "6 x B025")."""
+    frames = "frame #4:   + 0xdc253 (0x7fe76a6b0253 in /usr/lib/x86_64-linux-gnu/libstdc++.so.6)"
+    assert extract(frames).gpu_count is None
+    assert extract("one machine with x8 A100s").gpu_count == 8
+    assert extract("trained on 8xA40s").gpu_count == 8

@@ -416,8 +416,9 @@ def _environment(triage: Triage) -> str:
             continue  # the wheel tag already says it
         if value:
             items.append(f"{title} {value}".strip())
-    gpus = " x ".join(str(v) for v in (env.nodes and f"{env.nodes} nodes", env.gpu_count,
-                                       env.gpu_model) if v)
+    # a count alone says what it counts ("8" under a report was read as an unexplained number)
+    count = env.gpu_count and (env.gpu_count if env.gpu_model else f"{env.gpu_count} GPUs")
+    gpus = " x ".join(str(v) for v in (env.nodes and f"{env.nodes} nodes", count, env.gpu_model) if v)
     items.append(gpus)
     shown = ", ".join(i for i in items if i)
     return f"{ENVIRONMENT_HEADING}: {sanitize.safe_code(shown, 200)}" if shown else ""

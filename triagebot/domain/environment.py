@@ -80,13 +80,16 @@ _COUNT_GPU = [
     re.compile(r"--(?:num_gpus|nproc_per_node|nproc-per-node|gpus_per_node|gpus-per-node|ngpus)[= ](\d{1,3})\b"),
     re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]?\s*(?:NVIDIA\s+|Tesla\s+)?"
                r"(?:[ABH]\d{3}|V100|P100|T4|L40S?|A10G?|A40|RTX\s?\w+|GPU)", re.I),
-    re.compile(r"(?<![\d.])(\d{1,3})\s*[x×*]?\s*(?:[ABH]\d{3}|V100)", re.I),
+    # (a model's three digits end there: "6b0253" in a hex address is no "6 x B025")
+    re.compile(r"(?<![\d.])(\d{1,3})\s*[x×*]?\s*(?:[ABH]\d{3}(?!\d)|V100)", re.I),
     re.compile(r"\b(\d{1,3})\s*(?:x\s*)?gpus?\b", re.I),
 ]
 # Tokens that contain digits but never a hardware count: URLs (image links, blob/<sha> links),
 # commit hashes and UUIDs. "37a100f" in a hash once read as "37 x A100" (gpu_count 37).
 _NOT_HARDWARE = re.compile(
-    r"https?://\S+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b|\bGPU-[0-9a-f-]{8,}", re.I,
+    r"https?://\S+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b|\bGPU-[0-9a-f-]{8,}|"
+    # a C++ frame's address ("+ 0xdc253 (0x7fe76a6b0253 in ...)", Megatron-LM#935: 6 GPUs)
+    r"\b0x[0-9a-f]+\b", re.I,
 )
 # A YY.MM release tag (NGC containers: "nvcr.io/nvidia/pytorch:25.06-py3", "PyTorch 25.06
 # container"). No package read here has a two-digit major version, so such a number is a tag.
