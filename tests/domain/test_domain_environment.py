@@ -159,3 +159,12 @@ def test_a_cpp_frames_address_is_no_gpu_count() -> None:
     assert extract(frames).gpu_count is None
     assert extract("one machine with x8 A100s").gpu_count == 8
     assert extract("trained on 8xA40s").gpu_count == 8
+
+
+def test_nodes_times_gpus_per_node_gives_the_nodes() -> None:
+    """ColossalAI#1184's "2*8 A100" is two nodes of eight, not one node."""
+    env = extract("Pipeline 4 with 2D tensor parallel 4 hangs at init on 2*8 A100.")
+    assert (env.nodes, env.gpu_count) == (2, 8)
+    assert extract("a 2x8 GPUs cluster").nodes == 2
+    assert extract("trained on 8xA40s").nodes is None
+    assert extract("It runs fine with 1*8, 2*8 and 4*8 GPUs").nodes is None

@@ -777,9 +777,14 @@ def test_a_single_node_launch_is_asked_for_the_gpus_not_the_nodes() -> None:
                 if i.key == "hardware"]
     one = 'CUDA_VISIBLE_DEVICES="0,1" python -m torch.distributed.launch --nproc_per_node 2 train.py is slow'
     assert hardware(one) == [missing.ONE_NODE_HARDWARE]
-    for many in (one + " on 2 nodes", one.replace("--nproc_per_node 2", "--nnodes=1:2 --nproc_per_node 2"),
-                 "deepspeed --hostfile hosts --num_gpus 8 train.py is slow"):
+    assert hardware("torchrun --standalone --nnodes=1 --nproc_per_node=8 train.py on our nodes is slow") == [
+        missing.ONE_NODE_HARDWARE]
+    for many in (one + " on 2 nodes", "deepspeed --hostfile hosts --num_gpus 8 train.py is slow"):
         assert hardware(many) == [missing.describe("hardware", None)], many
+    # pytorch#79388: "--nproc_per_node=1 --nnodes=2" gives the nodes and the GPUs per node
+    for counted in ("torchrun --nnodes=2 --nproc_per_node=1 train.py times out",
+                    one.replace("--nproc_per_node 2", "--nnodes=1:2 --nproc_per_node 2")):
+        assert hardware(counted) == [missing.NODES_GIVEN_HARDWARE], counted
 
 
 def test_a_rocm_report_is_asked_for_rocm_versions_not_cuda() -> None:
@@ -797,3 +802,20 @@ def test_asking_the_maintainers_to_share_their_settings_is_a_question() -> None:
     assert _keys(asking, "S4", False) == []
     erroring = asking + "\nTraining also crashes with an error."
     assert _keys(erroring, "S4", False) != []
+
+
+def test_versions_shown_where_cleaning_cannot_see_them_are_not_asked_for() -> None:
+    """DeepSpeed#2923 showed its ds_report as a screenshot under the template's heading, and
+    DeepSpeed#5718 a shortened paste under it (both asked for ds_report, strict readers' 0s);
+    a paragraph that mentions a version before some other image shows none."""
+    shot = "**ds_report output**\n<img width=\"723\" alt=\"image\" src=\"https://x.example/a.png\">"
+    pasted = "**ds_report output**\n```\n[INFO] Setting ds_accelerator to cpu (auto detect)\n...\n```"
+    assert missing.versions_shown(shot) and missing.versions_shown(pasted)
+    assert missing.versions_shown("### Environment\n![env](https://x.example/e.png)")
+    prose = ("Training failed with an assertion. Why is this happening? Could the megatron-energon "
+             "version be the cause?\n![image](https://x.example/i.png)")
+    assert not missing.versions_shown(prose) and not missing.versions_shown("**ds_report output**\n\n")
+    text = "ZeRO-3 inference gives a wrong shape."
+    asked = [i.key for i in missing.missing_info(text, extract(text), "S5", False, framework="deepspeed",
+                                                   versions_raw=True)]
+    assert "ds_report" not in asked and "versions" not in asked

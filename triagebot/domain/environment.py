@@ -100,6 +100,11 @@ _COUNT_NODES = [
     re.compile(r"\b(\d{1,4}|two|three|four|eight|sixteen)\s*(?:x\s*)?(?:compute\s+|gpu\s+)?"
                r"(?:nodes|machines|hosts|servers)\b", re.I),
     re.compile(r"\b(\d{1,4})\s*nodes?\s*x", re.I),
+    # nodes times GPUs per node ("2*8 A100", "2x8 GPUs": ColossalAI#1184, two nodes read as one),
+    # not the last of a list of runs ("runs fine with 1*8, 2*8 and 4*8 GPUs")
+    re.compile(r"(?<![\w.])(?<!, )(?<!and )(?<!or )(\d{1,3})\s*[x×*]\s*\d{1,2}\s*(?:x\s*)?"
+               r"(?:NVIDIA\s+)?(?:[ABH]\d{3}(?!\d)|V100|"
+               r"GPUs?\b)", re.I),
 ]
 _LAUNCHERS = [
     ("deepspeed", re.compile(r"(?:^|[\s`$>;&|(])deepspeed\s+(?:--[\w-]+|[\w./-]+\.py)|deepspeed\.launcher", re.M)),

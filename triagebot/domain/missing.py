@@ -88,9 +88,14 @@ DS_REPORT_FRAMEWORK = "The DeepSpeed version (or the full output of ds_report)."
 # given (pytorch#65288 was asked for them); what is left is the GPUs and how they connect.
 ONE_NODE_HARDWARE = "The GPU model and how the GPUs are connected (the output of nvidia-smi topo -m)."
 _ONE_NODE_LAUNCH = re.compile(r"--(?:nproc[_-]per[_-]node|num[_-]gpus|num_processes)[ =]+\d", re.I)
-_MANY_NODES = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+(?:\d+:)?(?:[2-9]|\d{2})|hostfile|"
+_MANY_NODES = re.compile(r"hostfile|"
                          r"\bmulti[- ]?(?:node|machine|host)|\b(?:nodes|machines|hosts|servers)\b",
                          re.I)
+# Several nodes with their count and the GPUs per node in the command ("--nnodes=2
+# --nproc_per_node=1": pytorch#79388 was asked for both): what is left is the GPUs and the network.
+NODES_GIVEN_HARDWARE = "The GPU model and the network between the nodes (InfiniBand, RoCE or Ethernet)."
+_ONE_NODE = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+1\b|--standalone\b", re.I)
+_NODE_COUNT = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+(?:\d+:)?(?:[2-9]|\d{2})", re.I)
 # Megatron's versions without Transformer Engine's, for a report saying TE is not installed:
 # asking for its version was read as not having read the report (maintainers' reads M and N).
 MEGATRON_VERSIONS_WITHOUT_TE = ("The Megatron-LM commit or release and the PyTorch and CUDA "
@@ -394,6 +399,37 @@ def error_in_image(raw: str) -> bool:
     return False
 
 
+# A tool's output or the environment shown as a screenshot under its heading ("**ds_report
+# output**" then an image: DeepSpeed#2923 was asked for the ds_report it showed, a strict reader's
+# 0): the versions are there for a maintainer's eye, though not for the text.
+_VERSIONS_SHOWN = re.compile(r"\bds_report\b|\bcollect_env\b|\bcolossalai check\b|\bpip (?:list|freeze)\b|"
+                             r"\benvironment\b|\bversions?\b|\bsystem info\b", re.I)
+
+
+# DeepSpeed's template section "**ds_report output**" filled in with a code block: cleaning takes
+# the heading away with the template, and a shortened paste may keep none of the lines
+# ``_DS_REPORT`` knows (DeepSpeed#5718: "Setting ds_accelerator to cpu ..." and "...").
+_DS_REPORT_SECTION = re.compile(r"ds_report output\W{0,6}\n\s*```[^\n]*\n\s*\S", re.I)
+
+
+def versions_shown(raw: str) -> bool:
+    """The raw report shows its versions where the cleaned text cannot see them: a filled
+    "ds_report output" section, or an image under a heading or label (short, or ending in a
+    colon) naming a version tool's output or the environment. Not a paragraph that mentions a
+    version ("Could the megatron-energon version be the cause?") before a screenshot of
+    something else."""
+    raw = raw if isinstance(raw, str) else ""
+    if _DS_REPORT_SECTION.search(raw):
+        return True
+    for before in text_signal.before_images(raw):
+        lines = [line.strip() for line in before.split("\n") if line.strip()]
+        label = lines[-1] if lines else ""
+        if (len(label) <= 60 or label.endswith(":")) and _VERSIONS_SHOWN.search(
+                _LINK_TARGET.sub("]", label)):
+            return True
+    return False
+
+
 def cites_source(raw: str) -> bool:
     """The raw report (before cleaning removes links) points at lines of source code."""
     return bool(_SOURCE_LINE.search(raw if isinstance(raw, str) else ""))
@@ -406,7 +442,8 @@ def pins_source(raw: str) -> bool:
 
 def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
                  framework: str | None = None, cites_source: bool = False,
-                 pinned_source: bool = False, error_image: bool = False) -> list[MissingInfo]:
+                 pinned_source: bool = False, error_image: bool = False,
+                 versions_raw: bool = False) -> list[MissingInfo]:
     """Items a maintainer would ask for first, given what the report already contains: the
     stage's checklist (at most ``MAX_ITEMS``), then the requests keyed by symptom that the text
     calls for (``symptom_requests``; the comment asks those only for a symptom it states). A
@@ -419,7 +456,8 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
     shared data's backtest 12 of the 13 version or ds_report requests such reports got were read
     as asking for what the link already says (the reporter is pointing at code). ``error_image``:
     the raw report shows its error as a screenshot (``error_in_image``), so the traceback is asked
-    for as text, and why."""
+    for as text, and why. ``versions_raw``: the raw report shows the versions where the
+    cleaned text cannot see them (``versions_shown``), so no version request is made."""
     text = text if isinstance(text, str) else ""
     framework = framework or env.framework
     if not_a_bug_text(text) or howto_question(text) or reporter_diagnosed(text):
@@ -428,13 +466,14 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
     checks = {
         # ds_report (pasted or said to be attached) prints the framework, torch and CUDA versions
         "versions": lambda: not (env.framework_version or env.torch or _versions_elsewhere(text)
-                                 or _DS_REPORT.search(text) or pinned_source),
+                                 or _DS_REPORT.search(text) or pinned_source or versions_raw),
         # a build, or an install that failed: not the word "install" in an inference report's
         # setup steps or an import error's "how do I install it"
         "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc or _DS_REPORT.search(text)
-                             or _NO_CUDA.search(text))
+                             or _NO_CUDA.search(text) or versions_raw)
         and bool(_BUILD_MENTION.search(text) or installing),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
+        and not versions_raw
         and (stage == "S1" or not (pinned_source or _framework_and_torch_given(text, env, framework)))
         and not installing and not _IMPORT_FAILED.search(text),
         # a report pointing at the lines of source that go wrong has explained the error: on the
@@ -477,8 +516,12 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
                 description = ROCM_VERSIONS.get(own or "", ROCM_VERSIONS[""])
             if key == "ds_report" and stage != "S1":
                 description = _ds_report_request(text, env, framework)
-            if key == "hardware" and _ONE_NODE_LAUNCH.search(text) and not _MANY_NODES.search(text):
-                description = ONE_NODE_HARDWARE
+            if key == "hardware" and _ONE_NODE_LAUNCH.search(text):
+                # (the count of nodes read first: "--nnodes=1" is one node whatever the prose says)
+                description = (NODES_GIVEN_HARDWARE if _NODE_COUNT.search(text) else
+                               ONE_NODE_HARDWARE if _ONE_NODE.search(text) else
+                               describe(key, framework) if _MANY_NODES.search(text) else
+                               ONE_NODE_HARDWARE)
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
@@ -706,7 +749,7 @@ def is_template(item: MissingInfo) -> bool:
     return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
             or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK, IMAGE_TRACEBACK,
                                     MEGATRON_VERSIONS_WITHOUT_TE, DS_REPORT_TORCH,
-                                    DS_REPORT_FRAMEWORK, ONE_NODE_HARDWARE)
+                                    DS_REPORT_FRAMEWORK, ONE_NODE_HARDWARE, NODES_GIVEN_HARDWARE)
             or item.description in ROCM_VERSIONS.values())
 
 

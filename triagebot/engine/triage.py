@@ -172,7 +172,8 @@ def predict(
                                           framework=framework_of(issue.repo),
                                           cites_source=missing.cites_source(issue.body),
                                           pinned_source=missing.pins_source(issue.body),
-                                          error_image=missing.error_in_image(issue.body)),
+                                          error_image=missing.error_in_image(issue.body),
+                                          versions_raw=missing.versions_shown(issue.body)),
         diagnoses=found, environment=analysed.env, source="offline",
     )
 
