@@ -253,6 +253,24 @@ CANDIDATES: dict[str, tuple[str, str]] = {
     "sequence_parallel_tp1": (r"Disabling sequence parallelism because tensor model parallelism "
                               r"is disabled", "0; Megatron's warning, no error: with a tensor "
                               "parallel size of 1 it turns sequence parallelism off and goes on"),
+    "engine_attr": (r"'(?:DeepSpeedEngine|PipelineEngine|FullyShardedDataParallel)' object has no "
+                    r"attribute", "1, the flops profiler's own attribute on the pipeline engine (a "
+                    "bug): both wrappers pass a missing name on to the model (DeepSpeed since "
+                    "0.6.5, FSDP's __getattr__), so 'use .module' would mislead (kept for DDP and "
+                    "DataParallel: ddp_wrapper_attr)"),
+    "dtype_mismatch": (r"expected scalar type \w+ but found \w+|mat1 and mat2 must have the same "
+                       r"dtype", "2, both unresolved: DeepSpeed's int8 inference kernels (Half and "
+                       "Char), a compiled conv's buffer; inputs not cast, an adapter or a "
+                       "framework's layer in another dtype: which tensor, so the fix, varies"),
+    "horovod_stall": (r"One or more tensors were submitted to be reduced", "0; Horovod's stall "
+                      "warning also fires when a rank is only slow (rank 0 saving or evaluating "
+                      "alone for over a minute), not only when the ranks diverged"),
+    "contiguous_any": (r"Tensors must be contiguous", "0; custom kernels (Triton wrappers, "
+                       "extensions) raise the same words about their own inputs (kept with a "
+                       "collective's frame beside it: nccl_not_contiguous)"),
+    "no_space_any": (r"No space left on device", "which disk (the JIT cache, checkpoints, pip's "
+                     "cache, /dev/shm: kept as shared_memory) only the path says, and reports "
+                     "often leave it out"),
 }
 
 

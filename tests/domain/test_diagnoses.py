@@ -625,6 +625,109 @@ LOGS = {
         "Megatron-LM/megatron/training/arguments.py\", line 998, in validate_args\n    assert "
         "num_layers % args.transformer_pipeline_model_parallel_size == 0, \\\nAssertionError: "
         "Number of layers should be divisible by the pipeline-model-parallel size"),
+    "accelerate_missing": (
+        "run_clm.py fails before training with transformers 4.36",
+        "  File \"/home/u/finetune.py\", line 88, in main\n    training_args = TrainingArguments(\n"
+        "  File \"<string>\", line 123, in __init__\n  File \"/opt/conda/lib/python3.10/site-"
+        "packages/transformers/training_args.py\", line 1483, in __post_init__\n    and "
+        "(self.device.type != \"cuda\")\n  File \"/opt/conda/lib/python3.10/site-packages/"
+        "transformers/training_args.py\", line 1921, in device\n    return self._setup_devices\n"
+        "  File \"/opt/conda/lib/python3.10/site-packages/transformers/training_args.py\", line "
+        "1841, in _setup_devices\n    raise ImportError(\nImportError: Using the `Trainer` with "
+        "`PyTorch` requires `accelerate>=0.21.0`: Please run `pip install transformers[torch]` or "
+        "`pip install accelerate -U`"),
+    "flash_attn_missing": (
+        "SFT with accelerate launch fails while loading the model",
+        "[rank0]:   File \"/opt/conda/lib/python3.10/site-packages/transformers/modeling_utils.py"
+        "\", line 1565, in _check_and_enable_flash_attn_2\n[rank0]:     raise ImportError(f\""
+        "{preface} the package flash_attn seems to be not installed. {install_message}\")\n"
+        "[rank0]: ImportError: FlashAttention2 has been toggled on, but it cannot be used due to "
+        "the following error: the package flash_attn seems to be not installed. Please refer to "
+        "the documentation to install Flash Attention 2."),
+    "too_many_open_files": (
+        "DataLoader crashes after 2 epochs with 16 workers",
+        "  File \"/opt/conda/lib/python3.10/multiprocessing/reduction.py\", line 189, in recvfds\n"
+        "    raise RuntimeError('received %d items of ancdata' %\n\nDuring handling of the above "
+        "exception, another exception occurred:\n\n  File \"/opt/conda/lib/python3.10/site-packages/"
+        "torch/utils/data/dataloader.py\", line 1146, in _try_get_data\n    raise RuntimeError(\n"
+        "RuntimeError: Too many open files. Communication with the workers is no longer possible. "
+        "Please increase the limit using `ulimit -n` in the shell or change the sharing strategy "
+        "by calling `torch.multiprocessing.set_sharing_strategy('file_system')` at the beginning "
+        "of your code"),
+    "lightning_notebook": (
+        "Multi-GPU training from a Jupyter notebook fails",
+        "MisconfigurationException                 Traceback (most recent call last)\nCell In[7], "
+        "line 3\n----> 3 trainer = pl.Trainer(accelerator=\"gpu\", devices=4, strategy=\"ddp\")\n"
+        "File /opt/conda/lib/python3.10/site-packages/lightning/pytorch/trainer/connectors/"
+        "accelerator_connector.py:536, in _AcceleratorConnector._lazy_init_strategy(self)\n"
+        "MisconfigurationException: `Trainer(strategy='ddp')` is not compatible with an "
+        "interactive environment. Run your code as a script, or choose a notebook-compatible "
+        "strategy: `Trainer(strategy='ddp_notebook')`. In case you are spawning processes "
+        "yourself, make sure to include the Trainer creation inside the worker function."),
+    "nccl_not_contiguous": (
+        "all_gather of embeddings fails on 8 GPUs",
+        "[rank1]: Traceback (most recent call last):\n[rank1]:   File \"/workspace/train.py\", line "
+        "211, in gather_embeddings\n[rank1]:     dist.all_gather(gathered, emb.t())\n[rank1]:   "
+        "File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/c10d_logger.py\", line "
+        "83, in wrapper\n[rank1]:     return func(*args, **kwargs)\n[rank1]:   File \"/opt/conda/"
+        "lib/python3.10/site-packages/torch/distributed/distributed_c10d.py\", line 3144, in "
+        "all_gather\n[rank1]:     work = default_pg.allgather([tensor_list], [tensor])\n"
+        "[rank1]: ValueError: Tensors must be contiguous"),
+    "ddp_wrapper_attr": (
+        "generate fails after wrapping the model with DDP",
+        "Traceback (most recent call last):\n  File \"/home/u/train_ddp.py\", line 142, in "
+        "<module>\n    outputs = model.generate(input_ids, max_new_tokens=64)\n  File \"/opt/conda/"
+        "lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1709, in __getattr__\n"
+        "    raise AttributeError(f\"'{type(self).__name__}' object has no attribute '{name}'\")\n"
+        "AttributeError: 'DistributedDataParallel' object has no attribute 'generate'"),
+    "not_weights_file": (
+        "from_pretrained fails on a local clone of the model",
+        "  File \"/opt/conda/lib/python3.10/site-packages/transformers/modeling_utils.py\", line "
+        "3694, in from_pretrained\n    with safe_open(resolved_archive_file, framework=\"pt\") as "
+        "f:\nsafetensors_rust.SafetensorError: Error while deserializing header: HeaderTooLarge"),
+    "checkpoint_truncated": (
+        "resuming from the last checkpoint fails on rank 3",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/serialization.py\", line 1004, in "
+        "load\n    with _open_zipfile_reader(opened_file) as opened_zipfile:\n  File \"/opt/conda/"
+        "lib/python3.10/site-packages/torch/serialization.py\", line 456, in __init__\n    super()."
+        "__init__(torch._C.PyTorchFileReader(name_or_buffer))\nRuntimeError: PytorchStreamReader "
+        "failed reading zip archive: failed finding central directory"),
+    "pipeline_train_batch": (
+        "[BUG] PipelineModule training loop fails at the first step",
+        "  File \"/workspace/train_pipe.py\", line 97, in main\n    loss = engine(batch)\n  File "
+        "\"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 1532, in "
+        "_wrapped_call_impl\n    return self._call_impl(*args, **kwargs)\n  File \"/opt/conda/lib/"
+        "python3.10/site-packages/deepspeed/runtime/pipe/engine.py\", line 1321, in forward\n"
+        "    raise PipelineError(\"Only train_batch() is accessible in pipeline mode.\")\n"
+        "deepspeed.runtime.pipe.module.PipelineError: Only train_batch() is accessible in pipeline "
+        "mode."),
+    "accelerate_reinit": (
+        "Accelerator(mixed_precision='bf16') raises after the Trainer ran",
+        "  File \"/home/u/sft.py\", line 55, in main\n    accelerator = Accelerator(mixed_precision="
+        "\"bf16\")\n  File \"/opt/conda/lib/python3.10/site-packages/accelerate/state.py\", line "
+        "905, in _check_initialized\n    raise ValueError(err.format(flag=f\"mixed_precision="
+        "'{mixed_precision}'\"))\nValueError: AcceleratorState has already been initialized and "
+        "cannot be changed, restart your runtime completely and pass `mixed_precision='bf16'` to "
+        "`Accelerator()`."),
+    "trainer_no_loss": (
+        "Trainer with DeepSpeed ZeRO-2 fails at the first step",
+        "  File \"/opt/conda/lib/python3.10/site-packages/transformers/trainer.py\", line 3338, in "
+        "compute_loss\n    raise ValueError(\nValueError: The model did not return a loss from the "
+        "inputs, only the following keys: logits,past_key_values. For reference, the inputs it "
+        "received are input_ids,attention_mask."),
+    "trainer_quantized": (
+        "QLoRA fine-tuning with accelerate fails at Trainer init",
+        "  File \"/home/u/qlora.py\", line 120, in <module>\n    trainer = Trainer(model=model, "
+        "args=args, train_dataset=ds)\n  File \"/opt/conda/lib/python3.10/site-packages/"
+        "transformers/trainer.py\", line 412, in __init__\n    raise ValueError(\nValueError: You "
+        "cannot perform fine-tuning on purely quantized models. Please attach trainable adapters "
+        "on top of the quantized model to correctly perform fine-tuning."),
+    "inference_tensor": (
+        "training after a validation epoch fails with Lightning",
+        "  File \"/home/u/model/rotary.py\", line 41, in forward\n    self.cos_cached[:seq_len] = "
+        "emb.cos()\nRuntimeError: Inplace update to inference tensor outside InferenceMode is not "
+        "allowed.You can make a clone to get a normal tensor before doing inplace update.See the "
+        "RFC for more details."),
 }
 
 NEAR_MISSES = {
@@ -820,6 +923,44 @@ NEAR_MISSES = {
     # the virtual pipeline's check: another split
     "megatron_layers_pp": "AssertionError: Number of layers per pipeline stage must be divisible "
                           "by number of layers per virtual pipeline stage",
+    # a sentence that says the same, not the check's message
+    "accelerate_missing": "The docs say using the Trainer with PyTorch requires "
+                          "accelerate; I have accelerate 0.30.1 and training hangs.",
+    # another refusal of the same check: an installed release too old
+    "flash_attn_missing": "ImportError: FlashAttention2 has been toggled on, but it cannot be used "
+                          "due to the following error: FlashAttention2 requires at least version "
+                          "`2.3.3`.",
+    # the limit raised already, a question about it
+    "too_many_open_files": "I set ulimit -n 1048576 to avoid too many open files; the DataLoader "
+                           "still hangs with 16 workers.",
+    "lightning_notebook": "Is strategy='ddp_notebook' compatible with an interactive "
+                          "environment such as Colab? Training is slow.",
+    # a custom kernel's own check, no collective
+    "nccl_not_contiguous": "  File \"/workspace/kernels/fused_rmsnorm.py\", line 41, in forward\n"
+                           "    assert x.is_contiguous(), \"Tensors must be contiguous\"\n"
+                           "AssertionError: Tensors must be contiguous",
+    # DDP's own private method, from another PyTorch release
+    "ddp_wrapper_attr": "AttributeError: 'DistributedDataParallel' object has no attribute "
+                        "'_sync_params'",
+    # a file of zeros, not text
+    "not_weights_file": "_pickle.UnpicklingError: invalid load key, '\\x00'.",
+    # another reader's error: a file saved by another tool, not cut short
+    "checkpoint_truncated": "RuntimeError: PytorchStreamReader failed locating file data.pkl: "
+                            "file not found",
+    "pipeline_train_batch": "engine.train_batch() runs, but pipeline mode is slower than "
+                            "ZeRO-1 on 8 GPUs.",
+    # another check of the same state
+    "accelerate_reinit": "ValueError: Please make sure to properly initialize your "
+                         "accelerator via `accelerator = Accelerator()` before using any "
+                         "functionality from the `accelerate` library.",
+    "trainer_no_loss": "The model did not return a loss of the same scale as in the paper: 2.9 "
+                       "at step 1000.",
+    # another check of the same function: a method that cannot be trained at all
+    "trainer_quantized": "ValueError: The model you are trying to fine-tune is quantized with "
+                         "QuantizationMethod.GPTQ but that quantization method do not support "
+                         "training.",
+    "inference_tensor": "Inplace update to a normal tensor outside torch.no_grad() works; the "
+                        "loss is NaN after 300 steps.",
 }
 
 
@@ -1003,6 +1144,49 @@ OTHER_SPELLINGS = [
                            "pipeline model parallel size"),
     ("megatron_layers_pp", "AssertionError: num_layers should be divisible by "
                            "pipeline_model_parallel_size"),
+    # Transformers 5, and Transformers 4.29 (no version in the message)
+    ("flash_attn_missing", "ImportError: FlashAttention2 has been toggled on, but it cannot be "
+                           "used due to the following error: the package for FlashAttention2 "
+                           "doesn't seem to be installed."),
+    ("accelerate_missing", "ImportError: Using the `Trainer` with `PyTorch` requires "
+                           "`accelerate`: Run `pip install --upgrade accelerate`"),
+    # the OS's own, and the descriptor dropped in transit
+    ("too_many_open_files", "OSError: [Errno 24] Too many open files: '/tmp/pymp-k2x9/"
+                            "listener-abc'"),
+    ("too_many_open_files", "[rank3]: RuntimeError: received 0 items of ancdata"),
+    # Fabric, with a strategy object
+    ("lightning_notebook", "RuntimeError: `Fabric(strategy=<lightning.fabric.strategies."
+                           "deepspeed.DeepSpeedStrategy object at 0x7f3a2c1d0e50>)` is not "
+                           "compatible with an interactive environment. Run your code as a "
+                           "script, or choose one of the compatible strategies: "
+                           "`Fabric(strategy='dp'|'ddp_notebook')`."),
+    # PyTorch 1.6 and 1.7, DataParallel
+    ("ddp_wrapper_attr", "torch.nn.modules.module.ModuleAttributeError: 'DataParallel' object "
+                         "has no attribute 'config'"),
+    # safetensors 0.6 on, a git-lfs pointer read by pickle, Transformers 4.x's own check
+    ("not_weights_file", "safetensors_rust.SafetensorError: Error while deserializing header: "
+                         "header too large"),
+    ("not_weights_file", "_pickle.UnpicklingError: invalid load key, 'v'."),
+    ("not_weights_file", "OSError: You seem to have cloned a repository without having git-lfs "
+                         "installed. Please install git-lfs and run `git lfs install` followed by "
+                         "`git lfs pull` in the folder you cloned."),
+    # PyTorch 2.6's default weights-only load of a git-lfs pointer ("v" is 118), which is no
+    # object weights_only refuses
+    ("not_weights_file", "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we "
+                         "changed the default value of the `weights_only` argument in "
+                         "`torch.load` from `False` to `True`.\nPlease file an issue with the "
+                         "following so that we can make `weights_only=True` compatible with your "
+                         "use case: WeightsUnpickler error: Unsupported operand 118"),
+    # safetensors before 0.6 (Debug names) and since (Display text)
+    ("checkpoint_truncated", "safetensors_rust.SafetensorError: Error while deserializing header: "
+                             "MetadataIncompleteBuffer"),
+    ("checkpoint_truncated", "safetensors_rust.SafetensorError: Error while deserializing header: "
+                             "incomplete metadata, file not fully covered"),
+    ("pipeline_train_batch", "RuntimeError: train_batch() requires gradients enabled. Use "
+                             "eval_batch() instead."),
+    ("inference_tensor", "RuntimeError: Inference tensors cannot be saved for backward. To work "
+                         "around you can make a clone to get a normal tensor and use it in "
+                         "autograd."),
 ]
 NOT_THESE = [
     # another CUDA failure inside NCCL: no memory is short
@@ -1037,16 +1221,24 @@ NOT_THESE = [
     "StrictHostKeyChecking=no worker-1 -p 12345 true' returned non-zero exit status 255.",
     # git's own ssh refusal, no launch
     "git@github.com: Permission denied (publickey).\nfatal: Could not read from remote repository.",
-    # no checkpoint at all (a git-lfs pointer saved as the file): not the objects weights_only refuses
-    "_pickle.UnpicklingError: Weights only load failed. In PyTorch 2.6, we changed the default "
-    "value of the `weights_only` argument in `torch.load` from `False` to `True`.\n"
-    "Please file an issue with the following so that we can make `weights_only=True` compatible "
-    "with your use case: WeightsUnpickler error: Unsupported operand 118",
     # a 4-bit quantised model's uint8 storage (QLoRA): bnb_4bit_quant_storage, not fp32
     "ValueError: Must flatten tensors with uniform dtype but got torch.bfloat16 and torch.uint8",
     # one key pairs up beside many of another model
     "Missing key(s) in state_dict: \"fc.weight\". \n\tUnexpected key(s) in state_dict: "
     "\"module.fc.weight\", \"encoder.0.weight\", \"encoder.1.weight\", \"head.weight\". ",
+    # FSDP passes a missing attribute on to the model: the model lacks it too
+    "AttributeError: 'FullyShardedDataParallel' object has no attribute 'generate'",
+    # DDP's own method called on another wrapper: code written for DDP, not the model's name
+    "AttributeError: 'DataParallel' object has no attribute 'no_sync'",
+    # FlashAttention 2 installed, on the CPU: another refusal of the same check
+    "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following "
+    "error: Flash Attention 2 is not available on CPU.",
+    # Lightning before 1.7 named the accelerator, and had no ddp_notebook
+    "MisconfigurationException: `Trainer(accelerator='ddp')` is not compatible with an interactive "
+    "environment. Run your code as a script, or choose one of the compatible strategies: "
+    "Trainer(strategy=None|dp|ddp_spawn).",
+    # Python's own operand error, not the weights-only unpickler's
+    "TypeError: unsupported operand type(s) for +: 'int' and 'str'",
 ]
 
 
@@ -1068,7 +1260,10 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
             "zero3_device_map", "mpi_discovery", "te_mpi_bootstrap", "horovod_ssh",
             "weights_only", "ds_config_mismatch", "grad_accum_fusion",
             "fsdp_uniform_grad", "zero_untested_optim", "accelerate_ds_optim",
-            "megatron_layers_pp", "cuda_max_connections"} <= linking
+            "megatron_layers_pp", "cuda_max_connections", "accelerate_missing",
+            "flash_attn_missing", "not_weights_file", "pipeline_train_batch",
+            "accelerate_reinit", "trainer_quantized", "lightning_notebook",
+            "too_many_open_files"} <= linking
     assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
                           "cpu_adam_not_built", "loss_scale_minimum", "not_divisible",
                           # an error hiding an earlier one, or a change that depends on where
@@ -1085,7 +1280,10 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
                           "dist_init_twice", "store_connect", "megatron_ckpt_args",
                           "nccl_cuda_oom",
                           # the launcher's command or the MPI discovery's: other fixes
-                          "hostname_i"}
+                          "hostname_i",
+                          # which tensor, which attribute, why the file is short, why no labels
+                          "nccl_not_contiguous", "ddp_wrapper_attr", "checkpoint_truncated",
+                          "trainer_no_loss", "inference_tensor"}
 
 
 @pytest.mark.parametrize("diagnosis_id", sorted(NEAR_MISSES))

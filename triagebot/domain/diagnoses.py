@@ -46,6 +46,8 @@ grad_accum_fusion     1        1      (certain: Megatron's check names the exten
                                        unresolved, labels R1.3, a missing component)
 transformer_engine    1        1      S1 1/1 (certain: the module itself is missing; unresolved,
                                        labels R1.3, a missing dependency)
+accelerate_missing    0        -      (certain: the Trainer's own check of its dependency)
+flash_attn_missing    0        -      (certain: Transformers' own check finds no package)
 te_mpi_bootstrap      1        1      (certain: Megatron's own warning; the 1 unresolved, its twin
                                        Megatron-LM#608 answered "launch through MPI (PMIx)")
 cuda_max_connections  0        -      (certain: Megatron's own check names the variable)
@@ -86,6 +88,7 @@ horovod_ssh           0        -      (certain: horovodrun's own check of the re
 invalid_ordinal       0        -      (certain: CUDA's own check of the device index)
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
+too_many_open_files   0        -      (certain: the DataLoader's and the OS's own message)
 nccl_cuda_oom         0        -      (certain: NCCL's own allocation, named in its warning)
 rendezvous_timeout    1        1      (S3 by its labels: ranks slowed by a CPU-heavy init)
 store_connect         3        3      S2 3/3, 2.2 3/3 (certain: the store's client names the
@@ -95,13 +98,16 @@ dist_not_initialized  0        -      (certain: the message says so; it may hide
 dist_init_twice       0        -      (certain: init_process_group's own check)
 horovod_init          0        -      (certain: Horovod's own check)
 fork_cuda             0        -      (certain: the message says so)
+lightning_notebook    0        -      (certain: Lightning's own check names the strategy)
 collective_mismatch   0        -      (certain: torch's own check of the collectives)
 nccl_cpu_tensor       1        1      (certain: NCCL's check of the tensor; the 1 is inside the
                                        framework, with CPU offload, as the text allows)
+nccl_not_contiguous   0        -      (certain: NCCL's own check, a collective's frame beside it)
 ddp_unused            1        1      S4 (certain: the message names the cause)
 ddp_ready_twice       0        -      (certain: the reducer's message names both causes)
 ddp_no_grad_params    0        -      (certain: DDP's own check)
 ddp_device_ids        0        -      (certain: DDP's own check, the message lists the devices)
+ddp_wrapper_attr      0        -      (certain: the message names DDP, which forwards no attribute)
 zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
 size_mismatch         1        1      (certain: load_state_dict's check; the 1 is a model sharded
@@ -113,7 +119,10 @@ state_dict_prefix     0        -      (certain when most keys of the longer list
                                        wrapper's prefix, which ``_prefix_explains`` checks)
 checkpoint_device     0        -      (certain: torch.load's own check of the saved device)
 weights_only          0        -      (certain: the message names the PyTorch 2.6 default)
+not_weights_file      0        -      (certain: the readers' own check of the file's first bytes)
+checkpoint_truncated  0        -      (certain: the readers' own check of the file's end or size)
 zero_pipeline         0        -      (certain: DeepSpeed's own check names both)
+pipeline_train_batch  0        -      (certain: the pipeline engine's own refusal)
 zero_no_sync          0        -      (certain: DeepSpeed's own check names both)
 offload_optimizer     0        -      (certain: DeepSpeed's own check names the options)
 zero_untested_optim   0        -      (certain: DeepSpeed's own check names the option)
@@ -127,6 +136,7 @@ zero3_device_map      0        -      (certain: Transformers' own refusal names 
 device_map_parallel   0        -      (certain: Accelerate's own refusal)
 accelerate_ds_batch   0        -      (certain: Accelerate's own check names the setting)
 accelerate_ds_optim   0        -      (certain: Accelerate's own check)
+accelerate_reinit     0        -      (certain: Accelerate's own check names the setting)
 ds_config_mismatch    0        -      (certain: Transformers' and Accelerate's check lists them)
 fsdp_wrap_class       0        -      (certain: the message names the class not found)
 fsdp_uniform_dtype    0        -      (certain: FSDP's own check names both dtypes)
@@ -135,8 +145,11 @@ shardformer_policy    0        -      (certain: the message names the class with
 colossal_zero_fp32    0        -      (certain: the plugin's own check)
 optimizer_no_params   1        1      (certain: torch's own check; the 1 is pipeline stages
                                        holding only frozen layers, a cause it names)
+trainer_no_loss       0        -      (certain: the Trainer's own check lists the batch's keys)
+trainer_quantized     0        -      (certain: the Trainer's own check)
 unscale_fp16          0        -      (certain: GradScaler's check of the gradients' dtype)
 loss_scale_minimum    0        -      (certain: DeepSpeed's own message at the minimum scale)
+inference_tensor      0        -      (certain: PyTorch's own check of inference tensors)
 sigkill               5        5      (stages differ: S3, S4, S5; 2 confirmed by the resolution,
                                        3 by a resource root cause or memory symptom label)
 sigbus                3        1      S4 3/3 (1 resolved by a larger --shm-size, 2 unverified:
@@ -590,6 +603,42 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "local`); older releases import it at start-up.",
         implies={"stage": "S1"},
         moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
+    ),
+    # Transformers' ``TrainingArguments._setup_devices`` (``training_args.py``): the Trainer runs on
+    # Accelerate, and ``is_accelerate_available`` (with its minimum version, since 4.30) said no.
+    Diagnosis(
+        "accelerate_missing",
+        # the message's own ": Please run" (": Run" in 4.29), not a sentence that says the same
+        _re(r"Using the `?Trainer`? with `?PyTorch`? requires `?accelerate(?:>=[\d.]{1,12})?`?: "
+            r"(?:Please )?[Rr]un", 0),
+        "Transformers' `Trainer` (its `TrainingArguments`) runs on Accelerate, which is not "
+        "installed, or is older than this Transformers release needs, in the environment that "
+        "ran the script. Install or upgrade it there (`pip install -U accelerate`, or `pip "
+        "install \"transformers[torch]\"`); in a notebook, restart the kernel afterwards: "
+        "Transformers checked for it when it was first imported.",
+        implies={"stage": "S1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
+    # Transformers' check before it dispatches to FlashAttention 2 (``modeling_utils.py``;
+    # ``_flash_attn_2_can_dispatch`` in 4.x, looking the package up with ``find_spec``, and
+    # ``_check_and_adjust_attn_implementation`` in 5.x): the package is not installed at all. Not
+    # its other refusals (a release too old, the CPU, an old GPU), nor FlashAttention 3.
+    Diagnosis(
+        "flash_attn_missing",
+        _re(r"the package flash_attn seems to be not installed"
+            r"|the package for FlashAttention2 doesn['’]?t seem to be installed", 0,
+            words=("the package f",)),
+        "The model is loaded with FlashAttention 2 (`attn_implementation=\"flash_attention_2\"`, "
+        "set by the code, the model's config or a training script's option), and the "
+        "`flash-attn` package is not installed in this environment. Install a build matching "
+        "your PyTorch and CUDA (`pip install flash-attn --no-build-isolation`; Linux, Ampere or "
+        "newer GPUs), or load the model with `attn_implementation=\"sdpa\"`.",
+        implies={"stage": "S1"},
+        moot=frozenset({"hardware", "ds_report", "nccl_debug", "launcher_command", "config",
+                        "repro"}),
         same_problem=True,
     ),
     # Megatron's ``_initialize_tp_communicators`` (``megatron/training/initialize.py``): with
@@ -1051,7 +1100,9 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "Set `NCCL_SOCKET_IFNAME` to the interface the nodes reach each other on (`ip addr` "
         "lists them, e.g. `eth0` or `ib0`).",
         implies={"stage": "S2", "symptom": "2.2"},
-        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro"}),
+        # the GPUs play no part in reaching a TCP port (pytorch#67547/#67581/#79388 were asked
+        # for them under this diagnosis, strict readers' 0s)
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
         same_problem=True,
     ),
     # NCCL's own messages, and the DataLoader's; a "Bus error" alone is not enough.
@@ -1070,6 +1121,26 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "Enlarge it or make it writable, then run again.",
         implies={"stage": "S2"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro"}),
+        same_problem=True,
+    ),
+    # The DataLoader's own check when a worker's batch does not arrive
+    # (``torch/utils/data/dataloader.py``, ``_try_get_data``, errno EMFILE), the OS's EMFILE, and
+    # Python's ``multiprocessing.reduction.recvfds`` when the descriptor sent with a tensor was
+    # dropped for want of a free one (the DataLoader's "NOTE [ DataLoader on Linux and open
+    # files limit ]"). Not the words alone: reports name the limit they already raised.
+    Diagnosis(
+        "too_many_open_files",
+        _re(r"\[Errno 24\] Too many open files|RuntimeError: Too many open files"
+            r"|received 0 items of ancdata", 0,
+            # "RuntimeError: " (14 characters) before "Too many open files"
+            words=("too many open files", "received 0 items of ancdata"), lead=14),
+        "The process reached its limit of open files (`ulimit -n`). DataLoader workers "
+        "hand each batch's tensors over as shared-memory files, one descriptor each "
+        "under the default `file_descriptor` strategy, so many workers or batches of many "
+        "tensors run out first. Raise the limit where the job starts (`ulimit -n 65536`, a "
+        "container's `--ulimit nofile`), or call "
+        "`torch.multiprocessing.set_sharing_strategy(\"file_system\")` early in the script.",
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "nccl_debug"}),
         same_problem=True,
     ),
     # NCCL's own check of a CUDA call (``src/include/checks.h``, ``CUDACHECK``: "Cuda failure
@@ -1118,7 +1189,9 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`--rdzv_conf is_host=1` there), the address is wrong, or a firewall blocks the port. "
         "Try `nc -zv <host> <port>`.",
         implies={"stage": "S2", "symptom": "2.2"},
-        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro"}),
+        # the GPUs play no part in reaching a TCP port (pytorch#67547/#67581/#79388 were asked
+        # for them under this diagnosis, strict readers' 0s)
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
     ),
     # Both refusals of a collective or a rank query before the process group exists; one hides
     # an earlier failure of the setup as often as it is a missing call, so it links nothing.
@@ -1176,6 +1249,24 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
         same_problem=True,
     ),
+    # Lightning's ``_lazy_init_strategy`` (``pytorch/trainer/connectors/accelerator_connector.py``;
+    # ``fabric/connector.py`` for Fabric): in a notebook or an interactive interpreter, a strategy
+    # whose launcher runs the script again. Only the message naming a strategy (since 1.7): before,
+    # it named an accelerator or a backend, and ``ddp_notebook`` (1.7) did not exist.
+    Diagnosis(
+        "lightning_notebook",
+        # a strategy object's repr too (``<...DDPStrategy object at 0x...>``)
+        _re(r"\(strategy=[^\n)]{1,200}\)`? is not compatible with an interactive\s{1,4}"
+            r"environment", 0),
+        "Lightning's `ddp` strategy (like its DeepSpeed and FSDP ones) starts the other "
+        "processes by running the script again, and a notebook or an interactive session has no "
+        "script to run. Run the code as a script (`python train.py`, or under `torchrun`), or, "
+        "for DDP in a notebook, pass `strategy=\"ddp_notebook\"`, which forks the processes: "
+        "then nothing may use CUDA before the processes start (`trainer.fit`).",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "nccl_debug"}),
+        same_problem=True,
+    ),
     Diagnosis(
         "collective_mismatch",
         _re(r"Detected mismatch between collectives on ranks",
@@ -1203,6 +1294,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "the model before wrapping it) to the rank's GPU, or give the group a backend for CPU "
         "tensors too (`backend=\"cpu:gloo,cuda:nccl\"`).",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
+    ),
+    # ProcessGroupNCCL's check of each tensor (``check_gpu_single_tensor``,
+    # ``torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp``; a ValueError in recent releases, a
+    # RuntimeError before): a collective's tensor is a view not laid out in order. Only with a
+    # collective's frame in the log (``torch/distributed/distributed_c10d.py``, or the
+    # ``c10d_logger.py`` wrapper around it; DeepSpeed's and the others' collectives call them):
+    # custom kernels (Triton wrappers, extensions) raise the same words about their own inputs.
+    Diagnosis(
+        "nccl_not_contiguous",
+        _re(r"Tensors must be contiguous", 0),
+        "A collective got a tensor that is not contiguous (a transposed, sliced or expanded "
+        "view), and NCCL sends only tensors laid out in order. In your own code, pass "
+        "`.contiguous()` copies (the outputs of `all_gather` too). If the traceback ends inside "
+        "the framework, a parameter may have become such a view (a weight transposed or tied "
+        "when loaded: make it contiguous before wrapping the model), or the framework passed "
+        "one: report it.",
+        # "distributed_" (12 characters) before "c10d"
+        context=_re(r"distributed_c10d|c10d_logger", 0, words=("c10d",), lead=12),
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
     Diagnosis(
         "ddp_unused",
@@ -1255,6 +1365,28 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "a model kept on the CPU, or split over several GPUs (a `device_map`), is wrapped "
         "without either.",
         moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug"}),
+    ),
+    # ``nn.Module.__getattr__`` (``torch/nn/modules/module.py``): "'{type(self).__name__}' object has
+    # no attribute '{name}'" after the parameters, buffers and submodules. DDP and DataParallel
+    # keep the model as ``.module`` and pass nothing else through. Not FSDP, whose ``__getattr__``
+    # forwards to the wrapped module, nor DeepSpeed's engine, which does since 0.6.5
+    # (``runtime/engine.py``): their name there means the model lacks it too. Nor a private name
+    # (``_sync_params``) or one of DDP's own methods and flags (``no_sync``,
+    # ``require_backward_grad_sync``): code written for another release or another wrapper.
+    Diagnosis(
+        "ddp_wrapper_attr",
+        # not inside another class's name (``FullyShardedDataParallel``)
+        _re(rf"(?<!\w){_Q}(?:Distributed)?DataParallel{_Q} object has no attribute "
+            rf"{_Q}(?!_|module\b|no_sync\b|require_)\w", 0,
+            # "'Distributed" (12 characters) before "DataParallel"
+            words=("dataparallel",), lead=12),
+        "`DistributedDataParallel` (like `DataParallel`) holds your model as its `.module` and "
+        "does not pass the model's own attributes and methods through (its `config`, "
+        "`generate`, `save_pretrained`, your methods). Call the wrapper for the forward pass, "
+        "and reach the rest on the model: `model.module.<name>` "
+        "(`accelerator.unwrap_model(model)` under Accelerate). If the model itself lacks the "
+        "name, the wrapper is not the cause.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
     # Only with ZeRO-3 named: "must be 2-D" elsewhere is an ordinary shape bug.
     Diagnosis(
@@ -1371,6 +1503,48 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "config"}),
         same_problem=True,
     ),
+    # A file that is no weights file at all, read as one: safetensors' header check
+    # (``safetensors/src/tensor.rs``, ``read_metadata``: the first 8 bytes, read as the header's
+    # length, exceed 100 MB; Debug-formatted "HeaderTooLarge" before 0.6), pickle's first byte
+    # (C ``_pickle``: "invalid load key, '%c'."; ``torch/_weights_only_unpickler.py``:
+    # "Unsupported operand 118" for "v", 60 for "<"), and Transformers 4.x's own test of the file's
+    # first word (``modeling_utils.load_state_dict``). "v" starts a Git LFS pointer, "<" a web page.
+    Diagnosis(
+        "not_weights_file",
+        _re(r"Error while deserializing header: (?:HeaderTooLarge|header too large)"
+            r"|invalid load key, '[v<]'|Unsupported operand (?:118|60)(?!\d)"
+            r"|cloned a repository without having git-lfs installed", 0,
+            words=("error while deserializing header: ", "invalid load key, ",
+                   "unsupported operand ", "cloned a repository without having git-lfs")),
+        "The weights file is not a checkpoint: its first bytes are text or another format. "
+        "Most often it is a Git LFS pointer, a text file of about 130 bytes left by a clone "
+        "without Git LFS (`head -c 100 <file>` shows `version` and `git-lfs`), or a web page "
+        "saved in its place by a download (starting `<`). Run `git lfs install` and `git lfs "
+        "pull` in the clone, or download the file again (`hf download`, formerly "
+        "`huggingface-cli download`).",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "versions"}),
+        same_problem=True,
+    ),
+    # A weights file whose end is missing: PyTorch's zip reader (``caffe2/serialize/
+    # inline_container.cc``, miniz's "failed finding central directory", which a zip file keeps at
+    # its end) and safetensors' check of the file's size against its header (``read_metadata``:
+    # ``MetadataIncompleteBuffer``, ``InvalidHeaderLength``; their Display text since 0.6).
+    Diagnosis(
+        "checkpoint_truncated",
+        _re(r"failed finding central directory|Error while deserializing header: (?:"
+            r"MetadataIncompleteBuffer|incomplete metadata|InvalidHeaderLength|invalid header "
+            r"length)", 0,
+            words=("failed finding central directory", "error while deserializing header: ")),
+        "The checkpoint file is incomplete: a PyTorch file missing its end (a zip archive's "
+        "central directory), or a safetensors file whose size is not what its header says. Its "
+        "save or download stopped early (a full disk or quota, a killed process), or it was read "
+        "while still being written: another rank loading what rank 0 is saving (a barrier "
+        "between save and load), or several ranks writing one path. Save or download it "
+        "again.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "versions"}),
+    ),
     # DeepSpeed's refusals of a ZeRO stage with what it cannot go with; each names the pair.
     Diagnosis(
         "zero_pipeline",
@@ -1380,6 +1554,24 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "or train without the pipeline engine to use stage 2 or 3 (in Megatron-DeepSpeed, "
         "`--no-pipeline-parallel` with a pipeline size of 1).",
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # DeepSpeed's ``PipelineEngine`` (``runtime/pipe/engine.py``): ``forward``, ``backward`` and
+    # ``step`` raise PipelineError, and ``train_batch`` refuses to run without gradients.
+    Diagnosis(
+        "pipeline_train_batch",
+        _re(r"Only train_batch\(\) is accessible in pipeline mode"
+            r"|train_batch\(\) requires gradients enabled\. Use eval_batch\(\) instead", 0,
+            # "Only " (5 characters) before "train_batch() "
+            words=("train_batch() ",), lead=5),
+        "With a `PipelineModule`, `deepspeed.initialize` returns DeepSpeed's pipeline engine, "
+        "which runs the forward and backward passes and the optimizer step of a whole batch "
+        "itself: calling the engine, `backward` or `step` is refused (as the Trainer and "
+        "Accelerate code do). Call `engine.train_batch(data_iter=...)` once per step, the loss "
+        "from the module's `loss_fn`, and `engine.eval_batch(...)` to evaluate (also under "
+        "`torch.no_grad()`).",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "versions"}),
         same_problem=True,
     ),
     Diagnosis(
@@ -1562,6 +1754,20 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "ds_report"}),
         same_problem=True,
     ),
+    # Accelerate's ``AcceleratorState._check_initialized`` (``state.py``, since mid-2022): the state
+    # is one per process, and a later ``Accelerator()`` asks for another precision or the CPU.
+    Diagnosis(
+        "accelerate_reinit",
+        _re(r"AcceleratorState has already been initiali[sz]ed and cannot be changed", 0),
+        "Accelerate keeps one state per process, fixed by the first `Accelerator()` (the Trainer "
+        "creates its own), and a later one asked for another `mixed_precision`, or `cpu=True`, "
+        "as the message names. Create the `Accelerator` once and reuse it, with the same "
+        "precision as the Trainer's `fp16`/`bf16` where both run in one process; in a notebook, "
+        "restart the kernel before changing it.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "traceback"}),
+        same_problem=True,
+    ),
     # The DeepSpeed config checked against the Trainer's arguments (Transformers'
     # ``integrations/deepspeed.py``, ``trainer_config_finalize``) or Accelerate's (its
     # ``DeepSpeedPlugin.deepspeed_config_process``): the message lists each pair that differs.
@@ -1669,6 +1875,32 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "of the parameters to train, and check that every rank holds some.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
     ),
+    # Transformers' ``Trainer.compute_loss`` (``trainer.py``): no ``labels`` were popped for a label
+    # smoother, and the model's output (a dict) has no loss.
+    Diagnosis(
+        "trainer_no_loss",
+        _re(r"The model did not return a loss from the inputs", 0),
+        "The model returned no loss to the Trainer: the batch had no `labels` (the message "
+        "lists its keys). Give the dataset a `labels` column "
+        "or use a collator that adds one (`DataCollatorForLanguageModeling(tokenizer, "
+        "mlm=False)` for causal LMs); `remove_unused_columns` drops columns `forward` does not "
+        "take. If `labels` is listed, the model class computes no loss (a bare `AutoModel`): "
+        "load the one for the task.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+    ),
+    # Transformers' check of a quantized model with no PEFT adapters (``Trainer.__init__`` in 4.x;
+    # ``validate_quantization_for_training`` in ``trainer_utils.py`` now).
+    Diagnosis(
+        "trainer_quantized",
+        _re(r"You cannot perform fine-tuning on purely quantized models", 0),
+        "The Trainer refuses to train a model loaded quantized (`load_in_4bit`, "
+        "`load_in_8bit`, a `quantization_config`) with nothing trainable on top: its quantized "
+        "weights cannot be updated. Attach adapters first (PEFT: "
+        "`prepare_model_for_kbit_training`, then `get_peft_model(model, LoraConfig(...))`) and "
+        "pass that model to the Trainer, or load the model unquantized to train all of it.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+        same_problem=True,
+    ),
     # ``GradScaler.unscale_`` (and FSDP's sharded one) refuses fp16 gradients.
     Diagnosis(
         "unscale_fp16",
@@ -1693,6 +1925,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "for inf or NaN.",
         implies={"stage": "S4"},
         moot=frozenset({"hardware", "launcher_command", "traceback"}),
+    ),
+    # PyTorch's checks of inference tensors (autograd's in-place check and ``SavedVariable``, in
+    # ``libtorch``): a tensor made under ``torch.inference_mode()`` used outside it.
+    Diagnosis(
+        "inference_tensor",
+        _re(r"Inplace update to inference tensor outside InferenceMode"
+            r"|Inference tensors cannot be saved for backward", 0,
+            # "Inplace update to i" (19 characters) before "nference tensor"
+            words=("nference tensor",), lead=19),
+        "A tensor created under `torch.inference_mode()` is used outside it, updated in place or "
+        "saved for backward, which PyTorch forbids. Often a cache (rotary embeddings, a buffer "
+        "filled lazily) was first built during evaluation or generation in inference mode, then "
+        "used in training. Build it outside inference mode or `.clone()` it, or evaluate under "
+        "`torch.no_grad()` instead (Lightning: `Trainer(inference_mode=False)`).",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
     # A kill after a collective timeout is the watchdog's doing, not memory's.
     Diagnosis(
