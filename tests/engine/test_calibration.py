@@ -235,8 +235,13 @@ def test_a_neighbour_is_not_linked_when_what_the_model_is_sure_of_contradicts_it
     unsure = {"root_cause": {"R4.7": 0.5, "R4.1": 0.01}}
     assert relevance.linkable("horovod/horovod", item("TensorBoard callback hangs", "R4.1"), unsure)
     assert not relevance.linkable("horovod/horovod", item("[BUG]", "R4.7"), sure_nccl)
-    # another framework's thread without a known fix is never offered
+    # another tracker's thread without a known fix is never offered (an unknown framework is
+    # another tracker); the same framework's, a fork's or a renamed repository's may be
     assert not relevance.linkable("horovod/horovod", item("Hang after hours", "R4.7", "hpcaitech/ColossalAI"))
+    assert not relevance.linkable("huggingface/accelerate", item("Hang after hours", "R4.7",
+                                                                 "deepspeedai/DeepSpeed"))
+    assert relevance.linkable("microsoft/DeepSpeed", item("Hang after hours", "R4.7", "deepspeedai/DeepSpeed"))
+    assert relevance.linkable("", item("Hang after hours", "R4.7", "hpcaitech/ColossalAI"))  # no repo known
 
 
 def test_a_fix_about_things_the_report_never_mentions_is_not_offered() -> None:
