@@ -819,3 +819,12 @@ def test_versions_shown_where_cleaning_cannot_see_them_are_not_asked_for() -> No
     asked = [i.key for i in missing.missing_info(text, extract(text), "S5", False, framework="deepspeed",
                                                    versions_raw=True)]
     assert "ds_report" not in asked and "versions" not in asked
+
+
+def test_a_version_the_report_updates_to_is_given() -> None:
+    """Megatron-LM's CI report ("Update transformer-engine version to 2.18.0") was asked for
+    the Transformer Engine version; "compare with torch to 2 decimals" names none."""
+    given = "Update transformer-engine version to 2.18.0: the CUDA graph tests now fail."
+    assert "versions" not in _keys(given, "S4", False, framework="megatron")
+    assert "versions" in _keys("The test compares torch to 2 decimals and fails.", "S4", False,
+                               framework="megatron")

@@ -222,7 +222,9 @@ _VERSIONED = (r"deepspeed|megatron(?:[-_ ]?(?:lm|core))?|mcore|colossal(?:-?ai)?
               r"jax|mxnet|vllm|ds")
 _AFTER_NAME = (r"(?:[-_ ]?(?:version|ver\.?|release))?(?:\*\*|__)?"
                # "colossal=0.4.9", never "ppl without deepspeed = 29.76"
-               r"(?:\s*(?:is|of|was|==|>=|:|\(|-|_|@|`|'|\")\s*|=){0,3}\s*(?:version\s*)?[`'\"]?v?\d+\.\d+")
+               # "Update transformer-engine version to 2.18.0" (Megatron-LM's CI report, asked for it)
+               r"(?:\s*(?:is|of|was|==|>=|:|\(|-|_|@|`|'|\")\s*|=|(?<=version) to ){0,3}\s*(?:version\s*)?"
+               r"[`'\"]?v?\d+\.\d+")
 _VERSION_MENTION = re.compile(
     rf"(?<![\w/.-])(?:{_VERSIONED}){_AFTER_NAME}|"
     rf"site-packages/(?:{_VERSIONED})\w*-\d+\.\d+|"
