@@ -367,3 +367,13 @@ def test_a_checkpoint_request_leaves_out_what_the_report_says_of_the_load() -> N
     assert described(fsdp, "S4", "4.10").startswith(symptom_requests.CKPT_FSDP)
     config = loaded + '\n```\nconfig = {"zero_optimization": {"stage": 2}}\n```\non 4 GPUs'
     assert "ckpt_parallel" not in asked(config, "S4", "4.10", framework="deepspeed")
+
+
+def test_a_block_introduced_as_the_installs_output_is_the_build_log() -> None:
+    """DeepSpeed#2707 pasted "Output of `DS_BUILD_OPS=1 pip install deepspeed`:" and its log, and
+    was asked for the build output (a strict reader's 0)."""
+    pasted = ("DS_BUILD_OPS=1 produces lots of errors.\nOutput of `DS_BUILD_OPS=1 pip install "
+              "deepspeed`:\n```\nCollecting deepspeed\n  Preparing metadata (setup.py) ... done\n```")
+    assert "build_log" not in asked(pasted, "S1", "1.1", framework="deepspeed", distributed=False)
+    said = "DS_BUILD_OPS=1 pip install deepspeed produces lots of errors."
+    assert "build_log" in asked(said, "S1", "1.1", framework="deepspeed", distributed=False)

@@ -264,6 +264,11 @@ _PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json|"
 _BUILD_LOG = _rx(r"(?-i:\berror: )|\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ninja: build stopped|"
                  r"nvcc fatal|collect2|undefined reference|#include|\.(?:cu|cpp|cc|cxx|c|h|hpp):\d+|"
                  r"running build_ext|Building wheel|/usr/bin/(?:c\+\+|g\+\+|gcc)|\bcmake\b.*error")
+# A block the reporter introduces as the install's or the build's output ("Output of
+# `DS_BUILD_OPS=1 pip install deepspeed`:" then the log, DeepSpeed#2707: asked for it, a 0),
+# whatever lines of it the rewrite kept.
+_BUILD_OUTPUT = _rx(r"\b(?:output|logs?)\b[^\n]{0,20}\b(?:of|from)\b[^\n]{0,60}\b(?:pip3? install|setup\.py|"
+                    r"build\w*|compil\w*|make)\b[^\n]{0,80}\n\s*```")
 _PIP_LIST = _rx(r"pip (?:list|freeze|show)|conda list|colossalai check|horovodrun --check-build|"
                 r"collect_env|PyTorch version:|installed packages|package list")
 # The version of a deep-learning framework other than PyTorch, as Horovod's template asks for it
@@ -341,7 +346,7 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
             add("memory", memory)
     if host and not _HOST_LOG.search(text):
         add("host_memory")
-    if _BUILD.search(text) and not _BUILD_LOG.search(text):
+    if _BUILD.search(text) and not (_BUILD_LOG.search(text) or _BUILD_OUTPUT.search(text)):
         add("build_log")
     if _IMPORT.search(text) and not _PIP_LIST.search(text) and not (
             env.framework_version and (env.torch or _OTHER_DL_VERSION.search(text))) and not \
