@@ -241,6 +241,9 @@ def test_a_neighbour_is_not_linked_when_what_the_model_is_sure_of_contradicts_it
     assert not relevance.linkable("huggingface/accelerate", item("Hang after hours", "R4.7",
                                                                  "deepspeedai/DeepSpeed"))
     assert relevance.linkable("microsoft/DeepSpeed", item("Hang after hours", "R4.7", "deepspeedai/DeepSpeed"))
+    # ...and an organisation's other repositories' (Accelerate's under a Transformers report)
+    assert relevance.linkable("huggingface/transformers", item("Hang after hours", "R4.7",
+                                                               "huggingface/accelerate"))
     assert relevance.linkable("", item("Hang after hours", "R4.7", "hpcaitech/ColossalAI"))  # no repo known
 
 

@@ -126,14 +126,16 @@ def test_removed_and_moved_issues_leave_the_other_cache_and_the_record(url: str,
 def test_a_private_issue_indexed_through_one_process_stays_home_in_the_others(url: str, seed: Path) -> None:
     a, b = process(url, seed), process(url)
     engine_b = learning.LiveEngine(b, HashingEmbedder())
+    # one organisation's repositories, whose unresolved threads may link each other
+    # (``relevance.linkable``): only the private one's privacy keeps it from the others
     add(a, closed(5, "acme/secret"), Access(visibility="private", owner="acme", installation_id=3))
-    add(a, closed(6, "pub/lic"))
+    add(a, closed(6, "acme/lic"))
     engine_b.refresh()
-    asking = Issue(repo="other/repo", number=1, title=TEXT[:60], body=TEXT)
-    elsewhere = {(s.repo, s.number) for s in engine_b.triage(asking, viewer=Viewer.of("other/repo")).similar}
+    asking = Issue(repo="acme/app", number=1, title=TEXT[:60], body=TEXT)
+    elsewhere = {(s.repo, s.number) for s in engine_b.triage(asking, viewer=Viewer.of("acme/app")).similar}
     home = Issue(repo="acme/secret", number=77, title=TEXT[:60], body=TEXT)
     at_home = {(s.repo, s.number) for s in engine_b.triage(home, viewer=Viewer.of("acme/secret", 3)).similar}
-    assert ("pub/lic", 6) in elsewhere and ("acme/secret", 5) not in elsewhere
+    assert ("acme/lic", 6) in elsewhere and ("acme/secret", 5) not in elsewhere
     assert ("acme/secret", 5) in at_home
 
 

@@ -105,6 +105,10 @@ def test_closed_issues_are_indexed_with_their_repositorys_visibility(service: Se
 
 
 def test_another_repository_never_sees_the_private_issue(service: Service) -> None:
+    # an unresolved thread is linked only within its own organisation (``relevance.linkable``):
+    # other/proj's control is its own organisation's; acme/public's is the one that shares an
+    # organisation with the secret, which only its privacy keeps out
+    service.issue("closed", "other/lib", 7, "flibbergrad hang public control", installation=2)
     for repo, number, installation in (("other/proj", 1, 2), ("acme/public", 2, 1)):
         service.issue("opened", repo, number, installation=installation)
         body = service.comment(repo, number)
@@ -129,8 +133,8 @@ def test_privatized_and_publicized_follow_the_api_state(service: Service) -> Non
     service.gh.private_repos.add("acme/public")
     service.deliver("repository", repository_event("privatized", "acme/public", True))
     assert service.item("acme/public", 6).visibility == "private"
-    service.issue("opened", "other/proj", 1, installation=2)
-    assert "public control" not in service.comment("other/proj", 1)
+    service.issue("opened", "acme/secret", 9)  # its own organisation: only privacy keeps it out
+    assert "public control" not in service.comment("acme/secret", 9)
     # a late "publicized" delivery while GitHub says the repository is private changes nothing
     service.deliver("repository", repository_event("publicized", "acme/public", False))
     assert service.item("acme/public", 6).visibility == "private"

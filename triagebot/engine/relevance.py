@@ -176,14 +176,17 @@ def linkable(repo: str, item: IndexedIssue,
              distributions: Mapping[str, Mapping[str, float]] | None = None) -> bool:
     """Whether ``item`` may be offered under an issue of ``repo`` at all:
     - one whose fix is known, or an unresolved thread of the reporter's own tracker
-      (``same_tracker``): one of another has neither a fix nor the reporter's code to offer
-      (maintainers read an unresolved Colossal-AI thread under a Megatron-LM report as noise,
-      however alike the text; a strict reader judged 80 links of the 5-fold backtest one by
-      one, and of the 15 unresolved ones from another repository one was worth a click);
+      (``same_tracker``) or organisation (``same_owner``: Accelerate's under a Transformers
+      report, a company's other repositories): one of another has neither a fix nor the
+      reporter's code to offer (maintainers read an unresolved Colossal-AI thread under a
+      Megatron-LM report as noise, however alike the text; a strict reader judged 80 links of
+      the 5-fold backtest one by one, and of the 15 unresolved ones from another repository one
+      was worth a click, a Transformers report's Accelerate thread);
     - a title that says something (a bare "[BUG]" tells the reader nothing);
     - not contradicted by what the classifier is sure of: a TensorBoard-callback fix offered for
       a hang the model puts at 90% on NCCL was read as harm."""
-    if not (item.resolved or not repo or same_tracker(item.repo, repo)) or not title_words(item.title):
+    if not (item.resolved or not repo or same_tracker(item.repo, repo) or same_owner(item.repo, repo)) \
+            or not title_words(item.title):
         return False
     for dim, label in (("symptom", item.labels.symptom), ("root_cause", item.labels.root_cause)):
         dist = (distributions or {}).get(dim) or {}
@@ -193,6 +196,14 @@ def linkable(repo: str, item: IndexedIssue,
         if top != label and dist[top] >= SURE and dist.get(label, 0.0) < UNLIKELY:
             return False
     return True
+
+
+def same_owner(a: str, b: str) -> bool:
+    """Two repositories of one user or organisation (``huggingface/accelerate`` and
+    ``huggingface/transformers``)."""
+    owner_a, _, name_a = a.lower().partition("/")
+    owner_b, _, name_b = b.lower().partition("/")
+    return bool(owner_a and name_a and name_b) and owner_a == owner_b
 
 
 def same_tracker(a: str, b: str) -> bool:
