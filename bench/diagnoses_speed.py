@@ -47,7 +47,9 @@ def synthetic_log(kb: int = 100, errors: Sequence[str] = ("import_name", "sigkil
     lines: list[str] = []
     size = sum(len(x) + 1 for x in head + tail)
     i = 0
-    while size < kb * 1000:
+    # no more than the engine reads: a longer text is cut in two (see below), so --kb above ~100
+    # measures the same text
+    while size < min(kb * 1000, FULL_TEXT_CHARS - 1000):
         rank = i % 8
         new = [f"[rank{rank}]: iteration {1200 + i} | loss {2.31 - i * 1e-4:.4f} | lr 1e-4 | grad norm "
                f"{0.8 + (i % 7) / 10:.2f} | elapsed time per iteration (ms): {512.3 + i % 13:.1f} | "

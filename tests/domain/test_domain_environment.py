@@ -168,3 +168,8 @@ def test_nodes_times_gpus_per_node_gives_the_nodes() -> None:
     assert extract("a 2x8 GPUs cluster").nodes == 2
     assert extract("trained on 8xA40s").nodes is None
     assert extract("It runs fine with 1*8, 2*8 and 4*8 GPUs").nodes is None
+
+
+def test_a_model_with_four_digits_and_a_batch_size_product_read_right() -> None:
+    assert extract("one machine with x4 A6000s").gpu_count == 4
+    assert extract("batch size 4 x 2 GPUs").nodes is None

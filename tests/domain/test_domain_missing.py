@@ -828,3 +828,47 @@ def test_a_version_the_report_updates_to_is_given() -> None:
     assert "versions" not in _keys(given, "S4", False, framework="megatron")
     assert "versions" in _keys("The test compares torch to 2 decimals and fails.", "S4", False,
                                framework="megatron")
+
+
+def test_what_the_review_of_these_rules_found_they_must_not_swallow() -> None:
+    """A fresh review's counter-examples: each keeps the request it should."""
+    def keys(text: str, stage: str = "S4", framework: str | None = "deepspeed") -> list[str]:
+        return _keys(text, stage, True, framework=framework)
+    # a bug asked about is no question
+    assert keys("ZeRO-3 is slow\nZeRO-3 training is 3x slower than DDP on 8 GPUs. Could you explain why?") != []
+    assert keys("NaN loss\nThe loss goes to nan with bf16. Can you provide a fix?") != []
+    # a sentence that mentions a version before an image shows none
+    assert not missing.versions_shown("After updating to the latest version I get this error:\n"
+                                      "![image](https://x.example/e.png)")
+    assert not missing.versions_shown("**ds_report output**\n```\n```")
+    assert missing.versions_shown("**Environment:**\n![image](https://x.example/e.png)")
+    # another package's release in the body is not DeepSpeed's
+    upgraded = "ZeRO-3 fails to load the model.\nAfter I upgraded transformers to v4.36 with torch 2.1, it fails."
+    asked = [i.description for i in missing.missing_info(upgraded, extract(upgraded), "S4", True,
+                                                         framework="deepspeed") if i.key == "ds_report"]
+    assert asked == [missing.DS_REPORT_FRAMEWORK]
+    # a build keeps the whole ds_report (its op table) even with the versions in a screenshot
+    built = "The fused_adam op build fails with an error."
+    assert "ds_report" in [i.key for i in missing.missing_info(built, extract(built), "S1", False,
+                                                              framework="deepspeed", versions_raw=True)]
+    # a crash whose output is missing still has an error to paste
+    assert "traceback" in _keys("Training crashes without producing the expected output files; "
+                                "I then see an error in the log.", "S4", True)
+
+
+def test_node_arguments_in_the_command_mean_several_nodes() -> None:
+    def hardware(text: str) -> list[str]:
+        return [i.description for i in missing.missing_info(text, extract(text), "S4", True)
+                if i.key == "hardware"]
+    for many in ("torchrun --nnodes=$NNODES --node_rank=$NODE_RANK --master_addr=$MASTER "
+                 "--nproc_per_node=8 train.py is slow",
+                 "srun -N 2 torchrun --nproc_per_node 4 train.py is slow",
+                 "deepspeed --num_gpus 8 --node_rank 1 train.py is slow"):
+        assert hardware(many) == [missing.describe("hardware", None)], many
+
+
+def test_rocm_wording_leaves_a_frameworks_own_version_tool_alone() -> None:
+    text = "Training on an AMD ROCm system fails with an error."
+    versions = [i.description for i in missing.missing_info(text, extract(text), "S4", False,
+                                                            framework="pytorch") if i.key == "versions"]
+    assert versions == [missing.describe("versions", "pytorch")]

@@ -417,7 +417,8 @@ def _environment(triage: Triage) -> str:
         if value:
             items.append(f"{title} {value}".strip())
     # a count alone says what it counts ("8" under a report was read as an unexplained number)
-    count = env.gpu_count and (env.gpu_count if env.gpu_model else f"{env.gpu_count} GPUs")
+    count = env.gpu_count and (env.gpu_count if env.gpu_model else
+                                f"{env.gpu_count} GPU{'' if env.gpu_count == 1 else 's'}")
     gpus = " x ".join(str(v) for v in (env.nodes and f"{env.nodes} nodes", count, env.gpu_model) if v)
     items.append(gpus)
     shown = ", ".join(i for i in items if i)

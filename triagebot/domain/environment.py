@@ -81,7 +81,7 @@ _COUNT_GPU = [
     re.compile(r"(?<![\w.])(\d{1,3})\s*[x×*]?\s*(?:NVIDIA\s+|Tesla\s+)?"
                r"(?:[ABH]\d{3}|V100|P100|T4|L40S?|A10G?|A40|RTX\s?\w+|GPU)", re.I),
     # (a model's three digits end there: "6b0253" in a hex address is no "6 x B025")
-    re.compile(r"(?<![\d.])(\d{1,3})\s*[x×*]?\s*(?:[ABH]\d{3}(?!\d)|V100)", re.I),
+    re.compile(r"(?<![\d.])(\d{1,3})\s*[x×*]?\s*(?:[ABH]\d{3}0?(?!\d)|V100)", re.I),
     re.compile(r"\b(\d{1,3})\s*(?:x\s*)?gpus?\b", re.I),
 ]
 # Tokens that contain digits but never a hardware count: URLs (image links, blob/<sha> links),
@@ -102,7 +102,7 @@ _COUNT_NODES = [
     re.compile(r"\b(\d{1,4})\s*nodes?\s*x", re.I),
     # nodes times GPUs per node ("2*8 A100", "2x8 GPUs": ColossalAI#1184, two nodes read as one),
     # not the last of a list of runs ("runs fine with 1*8, 2*8 and 4*8 GPUs")
-    re.compile(r"(?<![\w.])(?<!, )(?<!and )(?<!or )(\d{1,3})\s*[x×*]\s*\d{1,2}\s*(?:x\s*)?"
+    re.compile(r"(?<![\w.])(?<!, )(?<!and )(?<!or )(?<!size )(?<!batch )(\d{1,3})\s*[x×*]\s*\d{1,2}\s*(?:x\s*)?"
                r"(?:NVIDIA\s+)?(?:[ABH]\d{3}(?!\d)|V100|"
                r"GPUs?\b)", re.I),
 ]

@@ -81,14 +81,15 @@ _ROCM = re.compile(r"\bROCm\b|\bhipcc\b|\bAMD (?:GPUs?|Instinct|Radeon)\b|\bMI[1
 # ds_report for the one half of it the report lacks: a report giving DeepSpeed's release ("not
 # working with zero3 in v0.9.4", DeepSpeed#3836) or PyTorch's ("PyTorch 1.5 for CUDA 10.2",
 # DeepSpeed#1595) was asked for the whole output, read as asking for what it gives.
-DS_REPORT_TORCH = "The PyTorch and CUDA versions (the first lines of the ds_report output)."
+DS_REPORT_TORCH = "The PyTorch and CUDA versions (ds_report prints them under \"DeepSpeed general environment info\")."
 DS_REPORT_FRAMEWORK = "The DeepSpeed version (or the full output of ds_report)."
 # One node, as the launch command says ("CUDA_VISIBLE_DEVICES=0,1 python -m
 # torch.distributed.launch --nproc_per_node 2"): the nodes and the network between them are
 # given (pytorch#65288 was asked for them); what is left is the GPUs and how they connect.
 ONE_NODE_HARDWARE = "The GPU model and how the GPUs are connected (the output of nvidia-smi topo -m)."
 _ONE_NODE_LAUNCH = re.compile(r"--(?:nproc[_-]per[_-]node|num[_-]gpus|num_processes)[ =]+\d", re.I)
-_MANY_NODES = re.compile(r"hostfile|"
+_MANY_NODES = re.compile(r"hostfile|--node[_-]rank\b|--master[_-]addr\b|--rdzv[_-]endpoint\b|num_machines\b|"
+                         r"--nnodes[ =]+\$|\bsrun\b[^\n]{0,80}\s-N\s*\d|\s-H\s+[\w.-]+,|"
                          r"\bmulti[- ]?(?:node|machine|host)|\b(?:nodes|machines|hosts|servers)\b",
                          re.I)
 # Several nodes with their count and the GPUs per node in the command ("--nnodes=2
@@ -150,7 +151,8 @@ _NO_ERROR = re.compile(
     # ...but not "a 2-node run works without any errors", which is about another setup
     r"(?<!works )(?<!worked )(?<!runs )(?<!ran )(?<!run )(?<!fine )"
     # ("crashes by itself without giving any useful error output": ColossalAI#6175)
-    r"\bwithout (?:any |an )?(?:\w+ ){0,3}(?:error|traceback|exception|message|output)s?\b|"
+    r"\bwithout (?:any |an )?(?:\w+ ){0,2}(?:(?:useful|helpful|meaningful|clear) )?"
+    r"(?:error|traceback|exception|message|output)s?\b|"
     r"\b(?:does ?n[o']t|did ?n[o']t|never|nothing) (?:\w+ )?(?:throws?|raises?|shows?|prints?|gives?|"
     r"reports?|logs?)\b[^.\n]{0,30}\b(?:error|exception|traceback)|\bsilently\b|"
     r"\bno (?:output|logs?|messages?) (?:at all|whatsoever)\b",
@@ -385,7 +387,7 @@ _ERROR_NOUN = re.compile(_NOT_A_MEASURE + r"\b(?:errors?|exceptions?|trace ?back
 
 # A link's target on that line: "[link2](https://discuss.pytorch.org/t/keep-getting-cuda-oom-error-...)"
 # names no error of the report's own (DeepSpeed#4047, whose only image is a paper's table).
-_LINK_TARGET = re.compile(r"\]\([^)\s]*\)|https?://\S+")
+_LINK_TARGET = re.compile(r"\]\([^()\s\]]{0,500}\)|https?://\S+")
 
 
 def error_in_image(raw: str) -> bool:
@@ -404,30 +406,29 @@ def error_in_image(raw: str) -> bool:
 # A tool's output or the environment shown as a screenshot under its heading ("**ds_report
 # output**" then an image: DeepSpeed#2923 was asked for the ds_report it showed, a strict reader's
 # 0): the versions are there for a maintainer's eye, though not for the text.
-_VERSIONS_SHOWN = re.compile(r"\bds_report\b|\bcollect_env\b|\bcolossalai check\b|\bpip (?:list|freeze)\b|"
-                             r"\benvironment\b|\bversions?\b|\bsystem info\b", re.I)
+_VERSIONS_SHOWN = re.compile(r"^[\W_]*(?:(?:my |the )?(?:ds_report|collect_env|colossalai check(?: -i)?|"
+                             r"pip (?:list|freeze))(?: output)?|(?:my |the )?(?:environment|versions?|"
+                             r"system info)(?: info(?:rmation)?)?)[\W_]*$", re.I)
 
 
 # DeepSpeed's template section "**ds_report output**" filled in with a code block: cleaning takes
 # the heading away with the template, and a shortened paste may keep none of the lines
 # ``_DS_REPORT`` knows (DeepSpeed#5718: "Setting ds_accelerator to cpu ..." and "...").
-_DS_REPORT_SECTION = re.compile(r"ds_report output\W{0,6}\n\s*```[^\n]*\n\s*\S", re.I)
+_DS_REPORT_SECTION = re.compile(r"ds_report output\W{0,6}\n\s*```[^\n]*\n\s*[^`\s]", re.I)
 
 
 def versions_shown(raw: str) -> bool:
     """The raw report shows its versions where the cleaned text cannot see them: a filled
-    "ds_report output" section, or an image under a heading or label (short, or ending in a
-    colon) naming a version tool's output or the environment. Not a paragraph that mentions a
-    version ("Could the megatron-energon version be the cause?") before a screenshot of
-    something else."""
+    "ds_report output" section, or an image under a heading or label that is only a version
+    tool's output or the environment ("**ds_report output**", "Environment:"). Not a sentence
+    that mentions a version ("After updating to the latest version I get this error:") before
+    a screenshot of something else."""
     raw = raw if isinstance(raw, str) else ""
     if _DS_REPORT_SECTION.search(raw):
         return True
     for before in text_signal.before_images(raw):
         lines = [line.strip() for line in before.split("\n") if line.strip()]
-        label = lines[-1] if lines else ""
-        if (len(label) <= 60 or label.endswith(":")) and _VERSIONS_SHOWN.search(
-                _LINK_TARGET.sub("]", label)):
+        if lines and _VERSIONS_SHOWN.search(lines[-1]):
             return True
     return False
 
@@ -475,7 +476,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
                              or _NO_CUDA.search(text) or versions_raw)
         and bool(_BUILD_MENTION.search(text) or installing),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
-        and not versions_raw
+        and not (versions_raw and stage != "S1")  # a build wants the op table all the same
         and (stage == "S1" or not (pinned_source or _framework_and_torch_given(text, env, framework)))
         and not installing and not _IMPORT_FAILED.search(text),
         # a report pointing at the lines of source that go wrong has explained the error: on the
@@ -514,7 +515,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
                 description = IMAGE_TRACEBACK
             if key == "versions" and own == "megatron" and _TE_MISSING.search(text):
                 description = MEGATRON_VERSIONS_WITHOUT_TE
-            if key == "versions" and _ROCM.search(text):
+            if key == "versions" and own in (None, "deepspeed") and _ROCM.search(text):
                 description = ROCM_VERSIONS.get(own or "", ROCM_VERSIONS[""])
             if key == "ds_report" and stage != "S1":
                 description = _ds_report_request(text, env, framework)
@@ -690,7 +691,10 @@ _QUESTION_BODY = re.compile(
     r"\b(?:I'?d|I would) like to (?:see|know|understand)\b|"
     # asks the maintainers for something of theirs ("Could you share the parameters and data used
     # to get that result?", ColossalAI#3702: a bug checklist asked of it was read as harm)
-    r"\b(?:could|can|would) you (?:please )?(?:share|provide|release|publish|explain)\b[^.\n]{0,80}\?|"
+    # (their own things only: "Could you provide a fix?" or "explain why?" asks about a bug)
+    r"\b(?:could|can|would) you (?:please )?(?:share|release|publish|provide)\b[^.\n]{0,30}\b(?:parameters|"
+    r"settings|hyper-?parameters|config\w*|scripts?|data(?:set)?s?|weights|checkpoints?|recipes?)\b"
+    r"[^.\n]{0,60}\?|"
     # in Chinese: "请问你们的训练效率测试结果是怎么测出来的？" ("may I ask how ... was measured?")
     r"请问[^\n]{0,80}[?？]", re.I | re.M)
 # An error, a failure or a hang said in Chinese ("报错", "失败", "卡住"): the report is a bug report.
@@ -834,14 +838,18 @@ def _framework_and_torch_given(text: str, env: Environment, framework: str | Non
     return _framework_given(text, env, framework) and _torch_given(text, env)
 
 
-# A bare release in the framework's own tracker ("not working with zero3 in v0.9.4"): its own.
+# A bare release in the framework's own tracker, in the title ("not working with zero3 in
+# v0.9.4") or opening a sentence ("With v0.9.4, Alpaca starts..."): its own. Not "upgraded
+# transformers to v4.36" in the body, another package's.
 _OWN_RELEASE = re.compile(r"\b(?:on|with|using|in|since|after|before|from|to) v\d+\.\d+", re.I)
+_OWN_RELEASE_OPENING = re.compile(r"(?:^|[.!?]\s+)(?:on|with|using|in|since|after) v\d+\.\d+", re.I | re.M)
 
 
 def _framework_given(text: str, env: Environment, framework: str | None) -> bool:
     own = _FRAMEWORK_MENTION.get(framework or "")
+    title = text.partition("\n")[0]
     return bool(env.framework_version or (own and own.search(text))
-                or (own and _OWN_RELEASE.search(text)))
+                or (own and (_OWN_RELEASE.search(title) or _OWN_RELEASE_OPENING.search(text))))
 
 
 def _torch_given(text: str, env: Environment) -> bool:

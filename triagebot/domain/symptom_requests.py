@@ -201,13 +201,24 @@ _STACKS = _rx(r"py-?spy|faulthandler|\bgdb\b|\bpstack\b|Thread 0x|most recent ca
 _NCCL_DEBUG = _rx(r"NCCL_DEBUG|NCCL INFO|\bNCCL WARN\b|NCCL debug")
 _SAME_STEP = _rx(r"same (?:\w+ )?(?:step|iteration|iter|batch|place|point|line)|(?:every|each) time|"
                  r"(?:step|iteration|iter|epoch)s? \d|\d+[kKmM]? (?:steps|iterations|iters|epochs)|"
-                 r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random|"
-                 # where it stops, said as a place in the run ("training hangs on the first step":
-                 # DeepSpeed#3032 was asked whether it stops at the same step)
-                 r"\b(?:hangs?|hung|hanging|stuck|freez\w*|frozen|stops?|stall\w*|deadlocks?)\b"
-                 r"[^.\n]{0,40}?\b(?:on|at|in|during|before|after) (?:the )?(?:very )?(?:(?:first|1st|"
-                 r"second|last) (?:training )?(?:step|iteration|iter|batch|epoch|forward|backward|"
-                 r"all_?reduce)|start\b|beginning\b|init\w*|start[- ]?up|warm[- ]?up)")
+                 r"stuck step|always (?:hangs?|stuck|stops?|freezes?)|randomly|at random")
+# ...or as a place in the run a hang word names ("training hangs on the first step": DeepSpeed#3032
+# was asked whether it stops at the same step; "stuck during initialization"). The place is found
+# first and the hang word looked for just before it: one pattern from the hang word on scanned
+# the next 30 characters after every "hang" of a long body (8x slower on 100 KB of them).
+_PLACE_IN_RUN = _rx(r"\b(?:on|at|in|during|before|after) (?:the )?(?:very )?(?:(?:first|1st|second|last) "
+                    r"(?:training )?(?:step|iteration|iter|batch|epoch|forward|backward|all_?reduce)|"
+                    r"start\b|beginning\b|init\w*|start[- ]?up|warm[- ]?up)")
+_STOP_WORD = _rx(r"\b(?:hangs?|hung|hanging|stuck|freez\w*|frozen|stops?|stall\w*|deadlocks?)\b[^.\n]*$")
+
+
+def _says_where_it_stops(text: str) -> bool:
+    """The report says where a hang stops: the same step each time, a step number, or a place in
+    the run right after a hang word (within 40 characters of the same sentence)."""
+    if _SAME_STEP.search(text):
+        return True
+    return any(_STOP_WORD.search(text, max(0, place.start() - 40), place.start())
+               for place in _PLACE_IN_RUN.finditer(text))
 _BASELINE = _rx(r"\bcompar\w*|\bbaseline\b|\bvs\.?\s|\bversus\b|\b(?:worse|better) than when\b|"
                 r"\bwithout (?:deepspeed|zero|fsdp|"
                 r"offload|fp16|bf16|mixed precision|amp|the plugin|megatron|colossal\w*|"
@@ -267,8 +278,23 @@ _BUILD_LOG = _rx(r"(?-i:\berror: )|\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ni
 # A block the reporter introduces as the install's or the build's output ("Output of
 # `DS_BUILD_OPS=1 pip install deepspeed`:" then the log, DeepSpeed#2707: asked for it, a 0),
 # whatever lines of it the rewrite kept.
-_BUILD_OUTPUT = _rx(r"\b(?:output|logs?)\b[^\n]{0,20}\b(?:of|from)\b[^\n]{0,60}\b(?:pip3? install|setup\.py|"
-                    r"build\w*|compil\w*|make)\b[^\n]{0,80}\n\s*```")
+# (read on the line before each fence only: one pattern over the whole text backtracked through
+# every "log of make" of a long body)
+_FENCE_OPENING = re.compile(r"\n[ \t]*```")
+_BUILD_OUTPUT_LINE = _rx(r"\b(?:output|logs?)\b[^\n]{0,20}?\b(?:of|from)\b[^\n]{0,60}?\b(?:pip3? install|"
+                         r"setup\.py|build\w*|compil\w*|make)\b")
+
+
+def _build_output_shown(text: str) -> bool:
+    """A fenced block whose line before it introduces the install's or build's output."""
+    for fence in _FENCE_OPENING.finditer(text):
+        end = fence.start()
+        while end > 0 and text[end - 1] in " \t\n":  # past blank lines to the last line with text
+            end -= 1
+        start = text.rfind("\n", 0, end) + 1
+        if end - start <= 200 and _BUILD_OUTPUT_LINE.search(text, start, end):
+            return True
+    return False
 _PIP_LIST = _rx(r"pip (?:list|freeze|show)|conda list|colossalai check|horovodrun --check-build|"
                 r"collect_env|PyTorch version:|installed packages|package list")
 # The version of a deep-learning framework other than PyTorch, as Horovod's template asks for it
@@ -325,7 +351,7 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
         add("stacks")
     rendezvous_only = bool(_RENDEZVOUS.search(text)) and not (hang or _NCCL_FAILED.search(text))
     if (hang or _NCCL.search(text)) and not _NCCL_DEBUG.search(text) and not rendezvous_only:
-        add("nccl_debug", _nccl_debug(hang and not _SAME_STEP.search(text)))
+        add("nccl_debug", _nccl_debug(hang and not _says_where_it_stops(text)))
     if _DIVERGENCE.search(text):
         baseline = _baseline_run(framework, not _BASELINE.search(text),
                                  not _LOSS_CURVE.search(text))
@@ -346,7 +372,7 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
             add("memory", memory)
     if host and not _HOST_LOG.search(text):
         add("host_memory")
-    if _BUILD.search(text) and not (_BUILD_LOG.search(text) or _BUILD_OUTPUT.search(text)):
+    if _BUILD.search(text) and not (_BUILD_LOG.search(text) or _build_output_shown(text)):
         add("build_log")
     if _IMPORT.search(text) and not _PIP_LIST.search(text) and not (
             env.framework_version and (env.torch or _OTHER_DL_VERSION.search(text))) and not \
