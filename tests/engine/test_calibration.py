@@ -327,10 +327,3 @@ def test_reports_read_as_questions_are_left_out_of_the_symptom_record() -> None:
     assert len(outcomes["stage"].confidence) == 2
     assert len(outcomes["symptom"].confidence) == 1 and len(outcomes["root_cause"].confidence) == 1
 
-
-def test_a_thread_that_vouches_for_itself_is_linked_from_any_tracker() -> None:
-    from triagebot.domain.models import IndexedIssue, Labels
-    item = IndexedIssue(repo="hpcaitech/ColossalAI", number=1, title="Hang after hours with NCCL",
-                        resolution="unresolved", labels=Labels(stage="S4", symptom="4.11"))
-    assert not relevance.linkable("horovod/horovod", item)
-    assert relevance.linkable("horovod/horovod", item, vouched=True)

@@ -168,13 +168,12 @@ def showable(repo: str, item: IndexedIssue, distributions: Mapping[str, Mapping[
     its fix, a resolved issue whose fix was not offerable was the same problem 0.37 of the time
     (99 on the 5-fold backtest). One rule for the service (``triage.similar_issues``) and the
     links' record (``crossfit``)."""
-    return linkable(repo, item, distributions, vouched) and (
+    return linkable(repo, item, distributions) and (
         not item.resolved or vouched or fix_offerable(item, repo, text))
 
 
 def linkable(repo: str, item: IndexedIssue,
-             distributions: Mapping[str, Mapping[str, float]] | None = None,
-             vouched: bool = False) -> bool:
+             distributions: Mapping[str, Mapping[str, float]] | None = None) -> bool:
     """Whether ``item`` may be offered under an issue of ``repo`` at all:
     - one whose fix is known, or an unresolved thread of the reporter's own tracker
       (``same_tracker``) or organisation (``same_owner``: Accelerate's under a Transformers
@@ -182,13 +181,12 @@ def linkable(repo: str, item: IndexedIssue,
       reporter's code to offer (maintainers read an unresolved Colossal-AI thread under a
       Megatron-LM report as noise, however alike the text; a strict reader judged 80 links of
       the 5-fold backtest one by one, and of the 15 unresolved ones from another repository one
-      was worth a click, a Transformers report's Accelerate thread), unless it vouches for
-      itself (``vouched``: nearly the same text, the same error);
+      was worth a click, a Transformers report's Accelerate thread), even nearly the same text
+      (another framework's thread has another codebase's discussion);
     - a title that says something (a bare "[BUG]" tells the reader nothing);
     - not contradicted by what the classifier is sure of: a TensorBoard-callback fix offered for
       a hang the model puts at 90% on NCCL was read as harm."""
-    tracker = item.resolved or vouched or not repo or same_tracker(item.repo, repo) \
-        or same_owner(item.repo, repo)
+    tracker = item.resolved or not repo or same_tracker(item.repo, repo) or same_owner(item.repo, repo)
     if not tracker or not title_words(item.title):
         return False
     for dim, label in (("symptom", item.labels.symptom), ("root_cause", item.labels.root_cause)):
