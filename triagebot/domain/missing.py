@@ -15,7 +15,9 @@ learns the bot did not read it), so every check errs towards "present".
 """
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Iterator
 
 from triagebot.domain import diagnoses, symptom_requests, taxonomy
 from triagebot.domain.models import Environment, MissingInfo, Triage
@@ -390,15 +392,25 @@ _ERROR_NOUN = re.compile(_NOT_A_MEASURE + r"\b(?:errors?|exceptions?|trace ?back
 _LINK_TARGET = re.compile(r"\]\([^()\s\]]{0,500}\)|https?://\S+")
 
 
+def _image_labels(raw: str, without_template: bool = False) -> Iterator[str]:
+    """The last line of text before each image of the raw report: what introduces it ("gives me
+    this error:", "**ds_report output**"). ``without_template``: a template's own lines left out."""
+    for before in text_signal.before_images(raw):
+        if without_template:
+            before = text_signal.strip_template(before)
+        lines = [line for line in before.split("\n") if line.strip()]
+        if lines:
+            yield lines[-1]
+
+
 def error_in_image(raw: str) -> bool:
     """The raw report introduces an image as its error: the last line of text before it names
     the error (``_ERROR_NOUN``) and does not say there is none. The error exists, but not as text
     anyone can search. Not a loss chart, a memory graph or a template's "Screenshots" heading
     (DeepSpeed's template puts "See error" a few lines above it), whose own line names no error."""
-    for before in text_signal.before_images(raw):
-        lines = [line for line in text_signal.strip_template(before).split("\n") if line.strip()]
-        last = _LINK_TARGET.sub("]", lines[-1]) if lines else ""
-        if _ERROR_NOUN.search(last) and not _NO_ERROR.search(last):
+    for label in _image_labels(raw, without_template=True):
+        label = _LINK_TARGET.sub("]", label)
+        if _ERROR_NOUN.search(label) and not _NO_ERROR.search(label):
             return True
     return False
 
@@ -424,13 +436,8 @@ def versions_shown(raw: str) -> bool:
     that mentions a version ("After updating to the latest version I get this error:") before
     a screenshot of something else."""
     raw = raw if isinstance(raw, str) else ""
-    if _DS_REPORT_SECTION.search(raw):
-        return True
-    for before in text_signal.before_images(raw):
-        lines = [line.strip() for line in before.split("\n") if line.strip()]
-        if lines and _VERSIONS_SHOWN.search(lines[-1]):
-            return True
-    return False
+    return bool(_DS_REPORT_SECTION.search(raw)) or any(
+        _VERSIONS_SHOWN.search(label) for label in _image_labels(raw))
 
 
 def cites_source(raw: str) -> bool:
@@ -466,6 +473,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
     if not_a_bug_text(text) or howto_question(text) or reporter_diagnosed(text):
         return []
     installing = bool(_INSTALL_FAILED.search(text))
+    # read once: the ds_report check and its wording both ask (two searches of up to 100 KB each)
+    framework_given = functools.cache(lambda: _framework_given(text, env, framework))
+    torch_given = functools.cache(lambda: _torch_given(text, env))
     checks = {
         # ds_report (pasted or said to be attached) prints the framework, torch and CUDA versions
         "versions": lambda: not (env.framework_version or env.torch or _versions_elsewhere(text)
@@ -477,7 +487,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         and bool(_BUILD_MENTION.search(text) or installing),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
         and not (versions_raw and stage != "S1")  # a build wants the op table all the same
-        and (stage == "S1" or not (pinned_source or _framework_and_torch_given(text, env, framework)))
+        and (stage == "S1" or not (pinned_source or (framework_given() and torch_given())))
         and not installing and not _IMPORT_FAILED.search(text),
         # a report pointing at the lines of source that go wrong has explained the error: on the
         # shared data's backtest 5 of 5 traceback requests such reports got were read as needless
@@ -518,13 +528,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             if key == "versions" and own in (None, "deepspeed") and _ROCM.search(text):
                 description = ROCM_VERSIONS.get(own or "", ROCM_VERSIONS[""])
             if key == "ds_report" and stage != "S1":
-                description = _ds_report_request(text, env, framework)
-            if key == "hardware" and _ONE_NODE_LAUNCH.search(text):
-                # (the count of nodes read first: "--nnodes=1" is one node whatever the prose says)
-                description = (NODES_GIVEN_HARDWARE if _NODE_COUNT.search(text) else
-                               ONE_NODE_HARDWARE if _ONE_NODE.search(text) else
-                               describe(key, framework) if _MANY_NODES.search(text) else
-                               ONE_NODE_HARDWARE)
+                description = _ds_report_request(framework_given(), torch_given(), framework)
+            if key == "hardware":
+                description = _hardware_request(text, framework)
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
@@ -833,11 +839,6 @@ def _before_torchrun(text: str, env: Environment) -> bool:
     return any(int(major) == 0 or (int(major) == 1 and int(minor) < 10) for major, minor in found)
 
 
-def _framework_and_torch_given(text: str, env: Environment, framework: str | None) -> bool:
-    """Both the framework's version and torch's are in the report, in any form."""
-    return _framework_given(text, env, framework) and _torch_given(text, env)
-
-
 # A bare release in the framework's own tracker, in the title ("not working with zero3 in
 # v0.9.4") or opening a sentence ("With v0.9.4, Alpaca starts..."): its own. Not "upgraded
 # transformers to v4.36" in the body, another package's.
@@ -852,13 +853,24 @@ def _framework_given(text: str, env: Environment, framework: str | None) -> bool
                 or (own and (_OWN_RELEASE.search(title) or _OWN_RELEASE_OPENING.search(text))))
 
 
+def _hardware_request(text: str, framework: str | None) -> str:
+    """The hardware request for what the launch command leaves open: with the GPUs per node in
+    it, the node count read first ("--nnodes=1" is one node whatever the prose says)."""
+    if not _ONE_NODE_LAUNCH.search(text):
+        return describe("hardware", framework)
+    if _NODE_COUNT.search(text):
+        return NODES_GIVEN_HARDWARE
+    if not _ONE_NODE.search(text) and _MANY_NODES.search(text):
+        return describe("hardware", framework)
+    return ONE_NODE_HARDWARE
+
+
 def _torch_given(text: str, env: Environment) -> bool:
     return bool(env.torch or _TORCH_MENTION.search(text))
 
 
-def _ds_report_request(text: str, env: Environment, framework: str | None) -> str:
+def _ds_report_request(framework_given: bool, torch_given: bool, framework: str | None) -> str:
     """ds_report, or only the half of what it prints that the report lacks."""
-    framework_given, torch_given = _framework_given(text, env, framework), _torch_given(text, env)
     if framework_given and not torch_given:
         return DS_REPORT_TORCH
     if torch_given and not framework_given:
