@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from triagebot.domain import taxonomy
 from triagebot.domain.environment import framework_of
 from triagebot.domain.models import IndexedIssue, Labels
+from triagebot.domain.visibility import owner_of
 
 
 def same_problem(a: Labels, b: Labels) -> bool:
@@ -201,10 +202,9 @@ def linkable(repo: str, item: IndexedIssue,
 
 def same_owner(a: str, b: str) -> bool:
     """Two repositories of one user or organisation (``huggingface/accelerate`` and
-    ``huggingface/transformers``)."""
-    owner_a, _, name_a = a.lower().partition("/")
-    owner_b, _, name_b = b.lower().partition("/")
-    return bool(owner_a and name_a and name_b) and owner_a == owner_b
+    ``huggingface/transformers``); GitHub's names ignore case."""
+    owner = owner_of(a).lower()
+    return bool(owner) and owner == owner_of(b).lower()
 
 
 def same_tracker(a: str, b: str) -> bool:
