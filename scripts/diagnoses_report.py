@@ -22,6 +22,7 @@ import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -203,6 +204,75 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
         "right", "the checkpoint's tensor parallel size (1) differs from the run's (2); no "
                  "converter existed then (now tools/checkpoint/convert.py or the distributed "
                  "format, as the text says)"),
+    ("build_without_torch", "deepspeedai/DeepSpeed#5663"): (
+        "right", "DeepSpeed's own refusal on Windows (DS_BUILD_OPS=1, its default there), pip's "
+                 "isolated build printing 'Unable to import torch'; the maintainer's answer, the "
+                 "Windows build script or WSL, labels R1.2 (a deficient build environment)"),
+    ("build_without_torch", "hpcaitech/ColossalAI#3012"): (
+        "right", "the build's own refusal under CUDA_EXT=1; closed pointing at the newer install "
+                 "instructions, labels R1.2 (a deficient build environment)"),
+    ("jit_build_failed", "deepspeedai/DeepSpeed#629"): (
+        "right", "resolution: a later CUDA 10.1 patch release let fused_adam compile: the toolkit, "
+                 "the first cause the text names"),
+    ("jit_build_failed", "deepspeedai/DeepSpeed#694"): (
+        "right", "resolution: a newer CUDA toolkit (11.8) made the JIT build work, the local GCC "
+                 "suspected too: both named by the text"),
+    **{("jit_build_failed", f"deepspeedai/DeepSpeed#{n}"): (
+        "right", "unresolved; the JIT build of the op failed (labels S1 and 1.1, a build "
+                 "failure), and the report leaves out the compiler's error the text points at")
+       for n in (885, 1127, 3094, 5429, 5623)},
+    ("shadowed_package", "deepspeedai/DeepSpeed#2707"): (
+        "right", "'deepspeed' is not a package in the launcher: a later commenter named a user "
+                 "script called deepspeed.py, as the text says (the thread's build errors are "
+                 "another problem, answered with a newer toolkit)"),
+    ("ds_pydantic2", "deepspeedai/DeepSpeed#3280"): (
+        "right", "unresolved; the title: DeepSpeed's master with pydantic 2.0a2, its config "
+                 "classes written for pydantic 1, labels R1.1 (a version mismatch)"),
+    ("ds_pydantic2", "deepspeedai/DeepSpeed#3963"): (
+        "right", "unresolved; pydantic 2's warning of the renamed keys, then `import deepspeed` "
+                 "fails, labels R1.1 (a version mismatch)"),
+    ("ds_pydantic2", "deepspeedai/DeepSpeed#4839"): (
+        "right", "unresolved; the title: DeepSpeed with pydantic 2.5.2, whose warning shows "
+                 "pydantic 2 building DeepSpeed's pydantic-1 config classes, labels R1.1"),
+    ("llama_tokenizer_name", "hpcaitech/ColossalAI#3334"): (
+        "right", "resolution: the tokenizer class renamed to match the checkpoint config's "
+                 "spelling (in a Transformers fork), then it loaded: the mismatch the text names"),
+    ("llama_tokenizer_name", "hpcaitech/ColossalAI#3372"): (
+        "right", "unresolved; the same message with a llama-7b-hf checkpoint converted before the "
+                 "class's release, labels R3.4"),
+    ("megatron_old_arg", "NVIDIA/Megatron-LM#66"): (
+        "right", "the reporter renamed --batch-size to --micro-batch-size in generate_text.sh, as "
+                 "the message says, and got past it (the KeyError after it is another problem)"),
+    ("megatron_data_prefix", "NVIDIA/Megatron-LM#119"): (
+        "right", "unresolved; the path given is a folder ('the folder is there'), not the prefix "
+                 "of a .bin/.idx pair, the case the text names, labels R3.2 (paths)"),
+    ("gloo_ifname", "NVIDIA/Megatron-LM#436"): (
+        "right", "unresolved; Gloo told to use bond1, which a node lacks (the resolution's reading "
+                 "too), labels R2.3 (network configuration)"),
+    ("dist_init_required", "deepspeedai/DeepSpeed#2168"): (
+        "right", "unresolved; DeepSpeed's own check of dist_init_required=False without a process "
+                 "group, labels R2.1 (launch configuration)"),
+    ("megatron_local_rank", "deepspeedai/DeepSpeed#3408"): (
+        "right", "unresolved; nodes with 2 and 4 GPUs, the case the text names: Megatron's rank % "
+                 "device count against the launcher's local rank"),
+    ("autotp_kernel_inject", "deepspeedai/DeepSpeed#3174"): (
+        "right", "unresolved; replace_with_kernel_inject=True, as the text says, got past it (a "
+                 "kernel error on the T4 after it is another problem)"),
+    ("ds_onebit_zero", "deepspeedai/DeepSpeed#5046"): (
+        "right", "unresolved; OneBitAdam in the Trainer's DeepSpeed config with ZeRO on, "
+                 "DeepSpeed's own refusal, labels R3.4 (incompatible features)"),
+    ("horovod_accumulation", "horovod/horovod#2497"): (
+        "right", "resolution: the loop's end-of-epoch condition never called step(), so gradients "
+                 "piled up past backward_passes_per_step, a case the text names"),
+    ("horovod_shut_down", "horovod/horovod#1420"): (
+        "right", "resolved without details; Horovod's own message at a broadcast: shut down by an "
+                 "earlier failure, which the text sends the reporter to find"),
+    ("colossalai_run_ssh", "hpcaitech/ColossalAI#3066"): (
+        "right", "paramiko found no key ('No authentication methods available'); the maintainer's "
+                 "answer, torchrun on each node, is the text's other way, labels R2.3 and F1"),
+    ("colossalai_run_ssh", "hpcaitech/ColossalAI#5213"): (
+        "right", "unresolved; paramiko cannot read the key ('not a valid RSA private key file'), "
+                 "the maintainers asked about passwordless ssh, as the text says, labels R2.3"),
 }
 
 # Tried and dropped, with the reason (measured with this script's --candidates).
@@ -271,30 +341,68 @@ CANDIDATES: dict[str, tuple[str, str]] = {
     "no_space_any": (r"No space left on device", "which disk (the JIT cache, checkpoints, pip's "
                      "cache, /dev/shm: kept as shared_memory) only the path says, and reports "
                      "often leave it out"),
+    "gemini_unreduced": (r"ZERO DDP error: the synchronization of gradients doesn't exit properly",
+                         "4, none confirmed: Gemini lists the parameters whose gradients were not "
+                         "reduced, and why (MoE experts no token reached, a release's bug that "
+                         "main fixed for Mixtral, unused layers) varies; 2 show only the message"),
+    "megatron_parallel_state": (r"parallel group is not initiali[sz]ed", "3, causes mixed: a "
+                                "checkpoint tool's bug fixed upstream, NeMo with a megatron-core it "
+                                "was not made for, DeepSpeed's MoE groups: 'call "
+                                "initialize_model_parallel' would mislead on all three"),
+    "gloo_headers": (r"gloo/[\w/]+\.h:? No such file or directory", "2, both PyTorch source builds "
+                     "with Gloo turned off (USE_GLOO=OFF, NO_DISTRIBUTED=1) that still compiled its "
+                     "files, a build-script bug, not missing submodules"),
+    "nccl_libibverbs": (r"Failed to open libibverbs", "3, none caused by it: NCCL logs it where no "
+                        "InfiniBand library is found and goes on over sockets (pytorch#68893 was "
+                        "fixed by NCCL_SOCKET_IFNAME)"),
+    "pip_no_distribution": (r"No matching distribution found for", "3, three causes: a DNS failure "
+                            "reaching the index, a release with broken metadata, a package without "
+                            "Windows wheels"),
+    "horovod_start_timeout": (r"Timed out waiting for [\w ]{1,40}\. Please check connectivity "
+                              r"between servers", "1, unresolved (--verbose and a longer "
+                              "--start-timeout suggested): the message names connectivity, but "
+                              "which part (ssh, the remote PATH, a firewall on horovodrun's random "
+                              "ports, the interfaces) only --verbose shows"),
+    "ds_mpi_world_size": (r"MPI world size \d+ does not match torch world size \d+", "1, "
+                          "unresolved: the maintainer blamed the Megatron example's MPI launch; a "
+                          "process group set up from other variables than MPI's, in ways that vary"),
+    "backend_tokenizer_alone": (r"Couldn't instantiate the backend tokenizer", "1, a title only, "
+                                "unresolved: the message's first line; its last, which names "
+                                "sentencepiece, is what tells it apart (kept with that line: "
+                                "tokenizer_deps)"),
+    "cuda_device_busy": (r"CUDA-capable device\(s\) is/are busy or unavailable", "0; an exclusive "
+                         "compute mode with another process on the GPU, a GPU in a bad state or a "
+                         "container's device setup: the message does not say which"),
 }
 
 
-def load(path: Path) -> list[dict]:
+Row = dict[str, Any]  # one labelled issue, as the data's JSON line holds it
+
+
+def load(path: Path) -> list[Row]:
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def key(row: dict) -> str:
+def key(row: Row) -> str:
     return f"{row['repo']}#{row['number']}"
 
 
-def report(rows: list[dict], show: bool) -> None:
+def report(rows: list[Row], show: bool) -> None:
     texts = {key(r): full_text(r.get("title") or "", r.get("body") or "") for r in rows}
-    matched: dict[str, list[dict]] = defaultdict(list)
+    matched: dict[str, list[Row]] = defaultdict(list)
+    diagnosed = 0
     for row in rows:
         text = texts[key(row)]
         # all matches, not only the MAX_SHOWN a comment keeps
         found = [d.id for d in diagnoses.find(text)]
         if not found and diagnoses.diagnose(text, environment.extract(text), ()):
             found = ["cuda_mismatch"]
+        diagnosed += bool(found)
         for diagnosis_id in found:
             matched[diagnosis_id].append(row)
     print(f"{'id':<24}{'matched':>8}{'right':>7}{'wrong':>7}{'unver.':>7}  implied ids: agree/labelled")
+    totals: dict[str, int] = defaultdict(int)
     for diagnosis in diagnoses.DIAGNOSES:
         hits = matched.get(diagnosis.id, [])
         verdicts = [VERDICTS.get((diagnosis.id, key(r)), ("UNREAD", "")) for r in hits]
@@ -306,6 +414,8 @@ def report(rows: list[dict], show: bool) -> None:
             same = sum(r["labels"][dim] == label_id for r in labelled)
             stated = "*" if dim in diagnosis.states else ""
             agree.append(f"{label_id}{stated} {same}/{len(labelled)}")
+        for verdict, count in counts.items():
+            totals[verdict] += count
         unread = f"  UNREAD {counts['UNREAD']}" if counts["UNREAD"] else ""
         print(f"{diagnosis.id:<24}{len(hits):>8}{counts['right']:>7}{counts['wrong']:>7}"
               f"{counts['unverified']:>7}  {', '.join(agree) or '-'}{unread}")
@@ -316,9 +426,12 @@ def report(rows: list[dict], show: bool) -> None:
                       f" {labels['fix_pattern']}] {verdict}: {why}")
                 print(f"      resolution: {row.get('resolution', '')[:200]}")
     print("\n* = stated when the classifier does not state that dimension")
+    print(f"summary: {len(diagnoses.DIAGNOSES)} entries, {diagnosed} of {len(rows)} issues diagnosed, "
+          f"{sum(totals.values())} matches: {totals['right']} right, {totals['wrong']} wrong, "
+          f"{totals['unverified']} unverified, {totals['UNREAD']} UNREAD")
 
 
-def candidates(rows: list[dict]) -> None:
+def candidates(rows: list[Row]) -> None:
     print("\nDropped candidates (matched issues, why dropped):")
     for name, (pattern, why) in CANDIDATES.items():
         regex = re.compile(pattern, re.I)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import support.domain as s
 from support.comment import make_triage
-from triagebot.domain import missing
+from triagebot.domain import missing, symptom_requests
 from triagebot.domain.environment import extract
 from triagebot.domain.models import MissingInfo
 from triagebot.text.signal import full_text
@@ -872,3 +872,131 @@ def test_rocm_wording_leaves_a_frameworks_own_version_tool_alone() -> None:
     versions = [i.description for i in missing.missing_info(text, extract(text), "S4", False,
                                                             framework="pytorch") if i.key == "versions"]
     assert versions == [missing.describe("versions", "pytorch")]
+
+
+def test_a_bare_report_is_asked_what_it_shows_when_it_goes_wrong() -> None:
+    # a sentence or two saying something goes wrong, and nothing else: what happened is the first
+    # thing to ask (such reports were silent: no error was mentioned, so no traceback request)
+    for title, body in (("[BUG]: Model doesn't work with GeminiDDP", "My model isn't compatible with GeminiDDP."),
+                        ("[BUG]", "Bug report."),
+                        ("[BUG] `export CUDA_VISIBLE_DEVICES=0,1,6,7` has no effect",
+                         "Setting `export CUDA_VISIBLE_DEVICES=0,1,6,7` doesn't work.")):
+        text = full_text(title, body)
+        assert missing.bare_report(text), title
+        items = missing.missing_info(text, extract(text), None, False, framework="colossalai")
+        traceback = next(item for item in items if item.key == "traceback")
+        assert traceback.description == missing.BARE_TRACEBACK
+        assert missing.is_template(traceback)
+        assert missing.specific(missing.asked(items, stage=None), None)
+
+
+def test_a_bare_report_that_names_an_error_keeps_the_traceback_wording() -> None:
+    text = full_text("[BUG] out of memory in model.load_checkpoint",
+                     "Calling model.load_checkpoint fails.")
+    items = missing.missing_info(text, extract(text), None, False, framework="deepspeed")
+    assert next(i for i in items if i.key == "traceback").description != missing.BARE_TRACEBACK
+
+
+def test_what_is_not_a_bare_report() -> None:
+    cases = {
+        "a question": ("Configuring fp8 training", "How should fp8 training be configured? It fails."),
+        "a hang": ("[BUG] Training hangs", "Training with ZeRO-3 doesn't finish, it hangs."),
+        "a slowdown": ("[BUG] Training got slower", "Training with pipeline parallelism is broken: slower."),
+        "no error to show": ("Silent crash with cpu_offload", "Setting cpu_offload makes it crash silently."),
+        "an error shown": ("[BUG]", "It fails with\nRuntimeError: CUDA error: invalid device ordinal"),
+        "code shown": ("[BUG] wrong output", "It goes wrong:\n```\nmodel = init()\n```"),
+        "nothing going wrong": ("Add ViT", "Please add a ViT example to the examples folder."),
+        "a long report": ("[BUG] broken", "It does not work. " + "We train a 7B model on 8 GPUs. " * 10),
+    }
+    for name, (title, body) in cases.items():
+        assert not missing.bare_report(full_text(title, body)), name
+
+
+def test_a_report_that_found_what_makes_it_work_is_not_asked_for_versions_or_a_comparison() -> None:
+    # the reporter's own A/B: a release it works on, a change that makes it work or triggers it
+    for sentence in ("grad_norm and loss become nan with deepspeed==0.13.5 but are fine with "
+                     "deepspeed==0.10.2.",
+                     "After adding find_unused_parameters=True it works.",
+                     "If I hardcode NCCL_SOCKET_IFNAME=ens5, the script works.",
+                     "The script also works after downgrading to Torch 1.6.0 with CUDA 10.2.",
+                     "Calling `get_state_dict_type()` works around it.",
+                     "Either of these two things avoids the problem.",
+                     "I see it on 0.5.1, but not on the big-science branch.",
+                     "As soon as I uncomment the TensorBoard callback, training stops."):
+        assert missing.narrowed_down(sentence), sentence
+    text = ("Training on 8 GPUs fails: loss becomes nan with deepspeed==0.13.5 but is fine with "
+            "deepspeed==0.10.2.")
+    keys = _keys(text, "S4", True, framework="deepspeed")
+    assert not set(keys) & missing.MOOT_WHEN_NARROWED
+    # the error itself is still asked when the report does not show it
+    assert "traceback" in _keys("As soon as I set the `tp-comm-overlap` flag to True, training "
+                                "fails with an error.", "S4", True, framework="megatron")
+
+
+def test_a_symptom_contrast_or_a_change_that_did_not_help_is_not_narrowing_down() -> None:
+    for sentence in ("The same job runs fine on 4 GPUs but fails on 8.",
+                     "It works with 7B models.",
+                     "I hit this with the provided 13b training scripts, but not with the 1.3b ones.",
+                     "If I change it to two GPUs, everything before the training step is fine, but "
+                     "as soon as training starts it hangs.",
+                     "It no longer works after upgrading to 0.10.2.",
+                     "None of these fixed the problem.",
+                     "I was fine-tuning with deepspeed 0.9.2 when it crashed."):
+        assert not missing.narrowed_down(sentence), sentence
+
+
+def test_pip_failing_to_choose_a_version_is_not_asked_for_build_output_or_cuda() -> None:
+    text = ("pip install fails with CUDA_EXT=1\nCollecting colossalai\nDiscarding colossalai: "
+            "Requested colossalai has inconsistent version: expected '0.2.0', but metadata has "
+            "'0.2.0+torch1.13cu11.3'\nERROR: No matching distribution found for colossalai")
+    keys = _keys(text, "S1", False, framework="colossalai")
+    assert "build_log" not in keys and "cuda" not in keys
+    # a compiler's error beside it: something was built
+    built = text + "\nerror: command '/usr/bin/nvcc' failed with exit code 1"
+    assert not symptom_requests.resolution_failed(built)
+
+
+def test_a_slurm_job_is_asked_for_its_sbatch_script_not_a_torchrun_command() -> None:
+    text = "Multi-node DDP training on SLURM hangs at 'Initializing distributed' with 2 nodes."
+    items = missing.missing_info(text, extract(text), "S2", True, framework="pytorch")
+    launch = next(item for item in items if item.key == "launcher_command")
+    assert launch.description == missing.SLURM_LAUNCH and missing.is_template(launch)
+    # a launcher named beside SLURM keeps its own wording; the job script attached is the command
+    named = text + " I start it with srun torchrun --nnodes 2 train.py"
+    assert all(i.description != missing.SLURM_LAUNCH
+               for i in missing.missing_info(named, extract(named), "S2", True, framework="pytorch"))
+    attached = text + "\nAttached: output.txt and multinode_trainer.slurm.txt"
+    assert "launcher_command" not in _keys(attached, "S2", True, framework="pytorch")
+
+
+def test_a_horovod_hang_without_nccl_is_asked_for_horovods_own_log() -> None:
+    text = "Training hangs after the first epoch when TensorBoard is enabled on 4 workers."
+    items = missing.missing_info(text, extract(text), "S4", True, framework="horovod")
+    log = next(item for item in items if item.key == "nccl_debug")
+    assert "HOROVOD_LOG_LEVEL=debug" in log.description and missing.is_template(log)
+    with_nccl = text + " It runs its allreduce on NCCL 2.4."
+    log = next(i for i in missing.missing_info(with_nccl, extract(with_nccl), "S4", True,
+                                               framework="horovod") if i.key == "nccl_debug")
+    assert "HOROVOD_LOG_LEVEL" not in log.description
+
+
+def test_memory_that_runs_out_is_asked_for_the_gpus_memory_not_their_links() -> None:
+    text = ("The step that adds padding back runs out of memory with the hybrid plugin on 8 GPUs "
+            "(--nproc_per_node 8).")
+    items = missing.missing_info(text, extract(text), "S4", True, framework="colossalai")
+    hardware = next(item for item in items if item.key == "hardware")
+    assert hardware.description == missing.MEMORY_HARDWARE and missing.is_template(hardware)
+    # a hang beside it keeps the links in the request
+    hang = text + " Sometimes it hangs instead."
+    items = missing.missing_info(hang, extract(hang), "S4", True, framework="colossalai")
+    assert next(i for i in items if i.key == "hardware").description != missing.MEMORY_HARDWARE
+
+
+def test_slow_inference_is_asked_how_the_time_was_measured() -> None:
+    text = "DeepSpeed inference with init_inference is slower than plain PyTorch on one GPU."
+    items = missing.missing_info(text, extract(text), "S5", False, framework="deepspeed")
+    profile = next(item for item in items if item.key == "profile")
+    assert profile.description == symptom_requests.PROFILE_INFERENCE and missing.is_template(profile)
+    training = "Training with ZeRO-2 is slower than DDP."
+    items = missing.missing_info(training, extract(training), "S4", True, framework="deepspeed")
+    assert next(i for i in items if i.key == "profile").description != symptom_requests.PROFILE_INFERENCE

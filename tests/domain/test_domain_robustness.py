@@ -20,6 +20,7 @@ HOSTILE = [
     CHINESE * 3000,
     "a" * 100_000,
     "1." * 50_000,
+    "Training is slow. " + "1." * 50_000,  # a speed report's numbers, read from every digit
     "torch " + "9." * 50_000,
     "cuda " * 20_000,
     "(" * 100_000,
@@ -63,3 +64,17 @@ def test_hundred_kilobyte_issue_through_full_text() -> None:
     labels = rules.classify(text, env)
     assert time.perf_counter() - start < 20.0  # hang guard (backtracking), not a benchmark
     assert env.framework_version == "0.10.0" and labels["stage"] == "S4"
+
+
+# Whitespace the template patterns once tried every way: blank lines (cubic: 400 took 7 s),
+# spaces after a heading, deep indentation.
+BLANK = ["\n" * 100_000, "\n \n " * 25_000, "describe the bug" + " " * 5000 + "x\n" * 20,
+         (" \n" + " " * 3000 + "x") * 30, "\n# " * 30_000, "\n* [ ] " * 15_000]
+
+
+@pytest.mark.parametrize("body", BLANK, ids=range(len(BLANK)))
+def test_runs_of_whitespace_are_cleaned_fast(body: str) -> None:
+    start = time.perf_counter()
+    text = full_text("Training is slow", "It hangs.\n" + body)
+    missing.missing_info(text, extract(text), "S4", True, framework="deepspeed")
+    assert time.perf_counter() - start < 30.0  # hang guard (backtracking), not a benchmark

@@ -34,13 +34,22 @@ libaio_missing        4        4      S1 4/4, 1.1 4/4 -> stated (1 confirmed by 
 nccl_header_missing   2        2      S1 2/2, 1.1 2/2 (1 resolved by the NCCL build for the CUDA
                                        release, 1 unresolved with R1.3, a missing dependency)
 nccl_too_old          1        1      S1, 1.1, R1.1 (unresolved; the 2.4 API, labels R1.1)
+build_without_torch   2        2      S1 2/2, 1.1 2/2, R1.2 2/2 (certain: the setup's own check of
+                                       torch; DeepSpeed on Windows, Colossal-AI with CUDA_EXT=1)
+jit_build_failed      7        7      S1 7/7, 1.1 7/7 (2 resolved by another CUDA toolkit, a cause
+                                       it names; 5 unresolved, the compile's failure as the message
+                                       says; not stated: it hides the compiler's error)
 torch_abi             2        2      S1 2/2
 glibcxx               0        -      (certain: the loader names the missing runtime version)
 cuda_library_missing  0        -      (certain: the loader names the missing CUDA library)
 import_name           12       12     S1 11/12, R1.1 11/12, F2 8/8  -> stated (1.2: 10/12)
+shadowed_package      1        1      (certain: Python's import names the module; the 1 a user
+                                       script named deepspeed.py)
 torch_six             0        -      (certain: removed in PyTorch 2.0)
 numpy_alias           0        -      (certain: removed in NumPy 1.24, the message says so)
 numpy2_abi            0        -      (certain: the message says so)
+ds_pydantic2          3        3      S1 3/3, 1.2 3/3, R1.1 3/3 (pydantic 2's own warning on
+                                       DeepSpeed's pydantic-1 config; not stated: all 3 unresolved)
 apex_extensions       0        -      (certain: both modules exist only as Apex's CUDA build)
 grad_accum_fusion     1        1      (certain: Megatron's check names the extension; the 1
                                        unresolved, labels R1.3, a missing component)
@@ -48,9 +57,17 @@ transformer_engine    1        1      S1 1/1 (certain: the module itself is miss
                                        labels R1.3, a missing dependency)
 accelerate_missing    0        -      (certain: the Trainer's own check of its dependency)
 flash_attn_missing    0        -      (certain: Transformers' own check finds no package)
+unknown_model_type    0        -      (certain: Transformers' own check names the model type)
+trust_remote_code     0        -      (certain: the loader's own refusal, or its prompt)
+accel_for_device_map  0        -      (certain: Transformers' own check of its dependency)
+tokenizer_deps        0        -      (certain: the message names the library)
+llama_tokenizer_name  2        2      S3 2/2, 3.1 2/2 (1 resolved by matching the class's spelling,
+                                       1 unresolved)
 te_mpi_bootstrap      1        1      (certain: Megatron's own warning; the 1 unresolved, its twin
                                        Megatron-LM#608 answered "launch through MPI (PMIx)")
 cuda_max_connections  0        -      (certain: Megatron's own check names the variable)
+megatron_old_arg      1        1      (certain: Megatron's check names the successor; the 1 got
+                                       past it so)
 horovod_extension     0        -      (certain: Horovod's own check names the unbuilt extension)
 horovod_controller    1        1      S1 1/1, R1.2 1/1 (resolution: a rebuild with MPI or Gloo)
 colossalai_kernels    4        4      S1 4/4, 1.2 3/4 (unresolved; labels R1.3, a missing part)
@@ -65,6 +82,7 @@ bf16_unsupported      0        -      (certain: the frameworks' own check of the
 ds_fp16_unsupported   1        1      (certain: DeepSpeed's own check of its accelerator; the 1 is
                                        its CPU accelerator, unresolved, a case the text names)
 nccl_not_built        0        -      (certain: init_process_group's own check of the build)
+mpi_not_built         0        -      (certain: init_process_group's own check of the build)
 libuv_missing         1        1      S2 1/1, 2.1 1/1, F1 1/1 (resolution: USE_LIBUV=0; certain:
                                        TCPStore's own check)
 launcher_env          1        1      S2, R2.1, F1 (certain: the variable is read and absent)
@@ -76,6 +94,8 @@ deepspeed_slot        2        2      S2 2/2, R2.1 1/1, F1 1/1 (1 resolved by `-
 launcher_not_on_path  1        1      (certain: the shell's own message; horovod#1045, a launcher
                                        script not installed: reinstalled, labels S1)
 launcher_missing      0        -      (certain: DeepSpeed's runner names the launcher not found)
+openmpi_root          0        -      (certain: mpirun's own refusal names the option)
+openmpi_slots         0        -      (certain: mpirun's own count of the slots)
 hostfile_format       1        1      S2 1/1 (resolution: the mistyped `slots` line corrected;
                                        certain: the runner's own parser)
 ssh_check             1        1      S2 1/1 (resolution: passwordless ssh between the nodes;
@@ -85,8 +105,14 @@ hostname_i            1        1      S2 1/1 (certain: DeepSpeed's own command; 
                                        says)
 horovod_ssh           0        -      (certain: horovodrun's own check of the remote hosts;
                                        ssh_check no longer matches Horovod's ssh command)
+colossalai_run_ssh    2        2      S2 2/2, 2.1 2/2, R2.3 2/2 (certain: paramiko's refusal to log
+                                       in, printed by the runner; both unresolved)
 invalid_ordinal       0        -      (certain: CUDA's own check of the device index)
+megatron_local_rank   1        1      S2 (certain: Megatron's own check; the 1 nodes with 2 and 4
+                                       GPUs)
+lightning_gpu_ids     0        -      (certain: Lightning's own check lists the visible GPUs)
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
+gloo_ifname           1        1      S2, R2.3 (certain: Gloo names the interface it did not find)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
 too_many_open_files   0        -      (certain: the DataLoader's and the OS's own message)
 nccl_cuda_oom         0        -      (certain: NCCL's own allocation, named in its warning)
@@ -95,11 +121,17 @@ store_connect         3        3      S2 3/3, 2.2 3/3 (certain: the store's clie
                                        address; the 3 unresolved, node 0 not hosting the store, 2
                                        on a VirtualBox address)
 dist_not_initialized  0        -      (certain: the message says so; it may hide an earlier error)
+dist_init_required    1        1      S2 (certain: DeepSpeed's own check names the option)
 dist_init_twice       0        -      (certain: init_process_group's own check)
 horovod_init          0        -      (certain: Horovod's own check)
 fork_cuda             0        -      (certain: the message says so)
 lightning_notebook    0        -      (certain: Lightning's own check names the strategy)
 collective_mismatch   0        -      (certain: torch's own check of the collectives)
+horovod_mismatch      0        -      (certain: Horovod's own check of the ranks' tensors)
+horovod_accumulation  1        1      S4 (certain: the optimizer's own check; the 1 resolved:
+                                       step() skipped at an epoch's end)
+horovod_shut_down     1        1      (certain: the message names both causes; the 1 resolved
+                                       without details)
 nccl_cpu_tensor       1        1      (certain: NCCL's check of the tensor; the 1 is inside the
                                        framework, with CPU offload, as the text allows)
 nccl_not_contiguous   0        -      (certain: NCCL's own check, a collective's frame beside it)
@@ -115,6 +147,8 @@ size_mismatch         1        1      (certain: load_state_dict's check; the 1 i
 megatron_ckpt_args    1        1      (certain: Megatron's own check names the argument; the 1 a
                                        tensor parallel size, left open then for want of a
                                        converter)
+megatron_data_prefix  1        1      S3, 3.1, R3.2 (certain: Megatron's own check of the .bin/.idx
+                                       pair; the 1 a folder)
 state_dict_prefix     0        -      (certain when most keys of the longer list pair up by a
                                        wrapper's prefix, which ``_prefix_explains`` checks)
 checkpoint_device     0        -      (certain: torch.load's own check of the saved device)
@@ -126,6 +160,7 @@ pipeline_train_batch  0        -      (certain: the pipeline engine's own refusa
 zero_no_sync          0        -      (certain: DeepSpeed's own check names both)
 offload_optimizer     0        -      (certain: DeepSpeed's own check names the options)
 zero_untested_optim   0        -      (certain: DeepSpeed's own check names the option)
+ds_onebit_zero        1        1      (certain: DeepSpeed's own check names both)
 ds_config_missing     0        -      (certain: deepspeed.initialize's own check)
 ds_config_twice       0        -      (certain: deepspeed.initialize's own check)
 fp16_and_bf16         0        -      (certain: DeepSpeed's own check of the config)
@@ -150,6 +185,7 @@ trainer_quantized     0        -      (certain: the Trainer's own check)
 unscale_fp16          0        -      (certain: GradScaler's check of the gradients' dtype)
 loss_scale_minimum    0        -      (certain: DeepSpeed's own message at the minimum scale)
 inference_tensor      0        -      (certain: PyTorch's own check of inference tensors)
+autotp_kernel_inject  1        1      S5 (certain: DeepSpeed's own check names the way out)
 sigkill               5        5      (stages differ: S3, S4, S5; 2 confirmed by the resolution,
                                        3 by a resource root cause or memory symptom label)
 sigbus                3        1      S4 3/3 (1 resolved by a larger --shm-size, 2 unverified:
@@ -306,7 +342,8 @@ class Diagnosis:
     this error are the same problem with the same fix, so one links the other (``linking``).
     Opt-in, for errors that name what to change (a port in use, a header not found, a removed
     API); not for those whose causes vary (a kill by signal, an ABI mismatch of either side,
-    ZeRO-3's partitioned weights at any stage, a diverging loss, an error hiding another)."""
+    ZeRO-3's partitioned weights at any stage, a diverging loss, an error hiding another).
+    ``generic``: shown only when no other diagnosis matched (``diagnose``)."""
 
     id: str
     pattern: Signature
@@ -319,6 +356,9 @@ class Diagnosis:
     moot: frozenset[str] = frozenset()
     same_problem: bool = False
     verify: Callable[[re.Match[str]], bool] | None = None
+    # says only that something failed, not why: shown when no other diagnosis explains the report
+    # (beside the CUDA mismatch that broke the build, "the compile failed" is noise)
+    generic: bool = False
 
 
 # A message that code prints verbatim, in one case, is matched case-sensitively (flags 0): on a
@@ -461,6 +501,43 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"traceback", "repro", "config", "hardware", "launcher_command"}),
         same_problem=True,
     ),
+    # The packages' own setup (DeepSpeed's ``setup.py``, with ``DS_BUILD_OPS=1``, the default on
+    # Windows, or a ``DS_BUILD_<OP>=1``; Colossal-AI's ``setup.py``, with ``BUILD_EXT=1``,
+    # ``CUDA_EXT=1`` in older releases) refuses to pre-compile its ops when the build cannot import
+    # torch: not installed, or pip's isolated build environment, which holds none.
+    Diagnosis(
+        "build_without_torch",
+        _re(r"Unable to pre-compile ops without torch installed"
+            r"|PyTorch is not found while (?:CUDA|BUILD)_EXT=1", 0,
+            words=("unable to pre-compile ops without torch", "pytorch is not found while ")),
+        "The build was asked to compile the CUDA/C++ ops now (`DS_BUILD_OPS=1`, a "
+        "`DS_BUILD_<OP>=1`, Colossal-AI's `BUILD_EXT=1`), which needs PyTorch, and it could not "
+        "import it: PyTorch is not installed, or pip built in an isolated environment without "
+        "it. Install PyTorch first, then the package with `pip install --no-build-isolation`; "
+        "or install without that variable, and the ops compile when first used.",
+        implies={"stage": "S1", "symptom": "1.1", "root_cause": "R1.2"},
+        moot=_BUILD_ANSWERED,
+        same_problem=True,
+    ),
+    # PyTorch's JIT build of an extension (``torch/utils/cpp_extension.py``, ``_run_ninja_build``:
+    # "Error building extension '<name>'", ninja's output after a colon unless the build was
+    # verbose and printed it above): DeepSpeed's ops (``op_builder/builder.py``, ``jit_load``),
+    # Colossal-AI's kernels. It says that the compile failed, not why (the compiler's error
+    # does), so it links nothing and leaves the build log asked for. After the build refusals
+    # above, which name the cause when the report has one.
+    Diagnosis(
+        "jit_build_failed",
+        _re(r"Error building extension '\w{1,80}'", 0, words=("error building extension '",)),
+        "PyTorch compiled this extension when first used (a DeepSpeed op such as `fused_adam`, "
+        "or another framework's kernel) and the compile failed; the cause is the first line with "
+        "`error` in the `ninja` output above it. Most often `nvcc` (`nvcc --version`) is another "
+        "CUDA version than PyTorch's (`torch.version.cuda`), or `gcc` is one this `nvcc` does "
+        "not support. Fix what that error names, delete `~/.cache/torch_extensions`, and run "
+        "again.",
+        implies={"stage": "S1", "symptom": "1.1"},
+        moot=frozenset({"launcher_command", "config", "repro", "nccl_debug"}),
+        generic=True,
+    ),
     # Mangled names of PyTorch's C++ namespaces (c10, at, torch). Other undefined symbols were
     # tried and dropped: curand ones were a link bug of the op itself, TensorFlow ones (Horovod)
     # once a broken nightly, so "rebuild" was right on 3 of 6.
@@ -522,6 +599,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         states=frozenset({"stage", "root_cause", "fix_pattern"}),
         moot=frozenset({"cuda", "hardware", "launcher_command"}),
     ),
+    # Python's import system (CPython's ``Lib/importlib/_bootstrap.py``, ``_find_and_load_unlocked``):
+    # the parent of a dotted name was imported and has no ``__path__``, a module and no package.
+    Diagnosis(
+        "shadowed_package",
+        _re(rf"No module named {_Q}[\w.]{{1,200}}{_Q}; {_Q}\w{{1,100}}{_Q} is not a package", 0,
+            words=("no module named ",)),
+        "Python imported a module, not the package, under the name after the semicolon, so it "
+        "has no submodules: most often a file of yours named like the package (`deepspeed.py`, "
+        "`torch.py`: the script itself, or a file in the working directory or on `PYTHONPATH`) "
+        "is imported in its place. Rename that file and delete its `__pycache__`; `python -c "
+        "\"import deepspeed; print(deepspeed.__file__)\"` shows which file is imported.",
+        implies={"stage": "S1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
     Diagnosis(
         "torch_six",
         _re(rf"No module named {_Q}torch\._six{_Q}",
@@ -557,6 +650,27 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "NumPy 2.",
         implies={"stage": "S1", "root_cause": "R1.1", "fix_pattern": "F2"},
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro"}),
+        same_problem=True,
+    ),
+    # Pydantic 2's check of a model's config (``pydantic/_internal/_config.py``,
+    # ``check_deprecated``) warns of the keys it renamed. These two are the config of DeepSpeed's
+    # ``DeepSpeedConfigModel`` (``deepspeed/runtime/config_utils.py``), written for pydantic 1
+    # before 0.12 (``pydantic<2`` required in 0.10 and 0.11; its ``pydantic.v1`` shim from 0.12,
+    # pydantic 2 itself from 0.15), whose classes then fail to build. Only with DeepSpeed's code
+    # in the report.
+    Diagnosis(
+        "ds_pydantic2",
+        _re(r"Valid config keys have changed in V2:\s{1,4}\* 'allow_population_by_field_name' has "
+            r"been renamed to '(?:populate|validate)_by_name'\s{1,4}\* 'validate_all' has been "
+            r"renamed", 0, words=("valid config keys have changed in v2:",)),
+        "Pydantic 2 is installed, and this DeepSpeed release's config classes were written for "
+        "pydantic 1 (pydantic 2's warning lists their config keys it renamed); the error that "
+        "follows comes from that. DeepSpeed works with pydantic 2 from release 0.12 on: upgrade "
+        "DeepSpeed, or install `pydantic<2` for the release you have.",
+        context=_re(r"\bdeepspeed[./\\]\w", 0, words=("deepspeed",)),
+        implies={"stage": "S1", "symptom": "1.2", "root_cause": "R1.1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
         same_problem=True,
     ),
     # Both names are built only with Apex's CUDA extensions; "apex" on PyPI is another project.
@@ -641,6 +755,100 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "repro"}),
         same_problem=True,
     ),
+    # Transformers' ``AutoConfig`` (``models/auto/configuration_auto.py``, ``from_pretrained``): the
+    # ``model_type`` of the checkpoint's ``config.json`` is not in its mapping.
+    Diagnosis(
+        "unknown_model_type",
+        _re(r"but Transformers does not recognize this architecture", 0,
+            words=("but transformers does not recognize this architecture",)),
+        "The checkpoint's `config.json` names a model type that the installed Transformers does "
+        "not know: the model is newer than this release. Upgrade Transformers in the environment "
+        "that runs the job (`pip install -U transformers`; from its source if no release supports "
+        "the model yet), or, if the model's repository ships its own code for it, load it with "
+        "`trust_remote_code=True`.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
+    # Transformers' ``resolve_trust_remote_code`` (``dynamic_module_utils.py``; before, each auto
+    # class's own check, ending "to remove this error", which Datasets used for dataset scripts)
+    # and its prompt, which no process started by a launcher can answer.
+    Diagnosis(
+        "trust_remote_code",
+        _re(r"(?:set the option|pass the argument) `trust_remote_code=True` to (?:remove this error"
+            r"|permit loading|allow custom code)|Do you wish to run the custom code\? \[y/N\]", 0,
+            # "pass the argument " (18 characters) before "`trust_remote_code=True` to "
+            words=("`trust_remote_code=true` to ", "do you wish to run the custom code? [y/n]"),
+            lead=18),
+        "The model's repository (or a dataset's) ships its own Python code, which Transformers "
+        "runs only when told to; a job started by a launcher cannot answer the prompt either. "
+        "If you trust that code, pass `trust_remote_code=True` to each `from_pretrained` call "
+        "for that repository (config, tokenizer and model; a script's `--trust_remote_code`), "
+        "in every process, or use a Transformers release that supports the model natively.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
+    # Transformers' ``from_pretrained`` (``modeling_utils.py`` in 4.x, ``integrations/accelerate.py``
+    # in 5.x): placing the weights while loading is Accelerate's, and ``is_accelerate_available``
+    # said no.
+    Diagnosis(
+        "accel_for_device_map",
+        _re(r"Using `low_cpu_mem_usage=True`(?: or|,) a `device_map`(?: or a `tp_plan`)? requires "
+            r"Accelerate|Using a `device_map`, `tp_plan`, `torch\.device` context manager or "
+            r"setting `torch\.set_default_device\(device\)` requires `accelerate`", 0,
+            words=("using `low_cpu_mem_usage=true`", "using a `device_map`, `tp_plan`")),
+        "The model is loaded with a `device_map` (`\"auto\"`, a device, or a script's option that "
+        "sets one), `low_cpu_mem_usage=True` or a `tp_plan`, and Transformers places the weights "
+        "with Accelerate, which is not installed (or is older than this Transformers needs) in the "
+        "environment that ran the script. Install or upgrade it there (`pip install -U "
+        "accelerate`); in a notebook, restart the kernel afterwards.",
+        implies={"stage": "S1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
+    # Transformers' ``requires_backends`` (``utils/import_utils.py``, ``SENTENCEPIECE_IMPORT_ERROR``,
+    # ``PROTOBUF_IMPORT_ERROR``) and its conversion of a slow tokenizer into a fast one
+    # (``tokenization_utils_fast.py``; ``tokenization_utils_tokenizers.py`` in 5.x).
+    Diagnosis(
+        "tokenizer_deps",
+        _re(r"requires the (?:SentencePiece|protobuf) library but it was not found in your "
+            r"environment|You need to have sentencepiece(?: or tiktoken)? installed to convert a "
+            r"slow tokenizer", 0,
+            # "requires the SentencePiece " (27 characters) before "library but"
+            words=("library but it was not found in your environment",
+                   "you need to have sentencepiece"), lead=27),
+        "The tokenizer needs a library that is not installed here: `sentencepiece` (LLaMA, T5, "
+        "Mistral and others, and converting a slow tokenizer to a fast one) or `protobuf` "
+        "(reading a SentencePiece model for that conversion). Install the one the message names "
+        "where the job runs (`pip install sentencepiece protobuf`), then restart the "
+        "interpreter: Transformers looks for them when first imported. If they are installed, "
+        "the checkpoint lacks its tokenizer files.",
+        implies={"stage": "S1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
+    # Transformers' ``AutoTokenizer`` (``models/auto/tokenization_auto.py``): the class that
+    # ``tokenizer_config.json`` names does not exist. ``LLaMATokenizer`` is the pre-release LLaMA
+    # code's name (early 2023), which checkpoints converted with it still carry; Transformers 4.28
+    # released the class as ``LlamaTokenizer``.
+    Diagnosis(
+        "llama_tokenizer_name",
+        _re(r"Tokenizer class LLaMATokenizer (?:does not exist or )?is not currently imported", 0,
+            words=("tokenizer class llamatokenizer ",)),
+        "The checkpoint's `tokenizer_config.json` names `LLaMATokenizer`, the class's name in the "
+        "code that LLaMA checkpoints were converted with before Transformers supported LLaMA; "
+        "released Transformers (4.28 on) calls it `LlamaTokenizer`. Set `\"tokenizer_class\": "
+        "\"LlamaTokenizer\"` in that file (or load the tokenizer with "
+        "`LlamaTokenizer.from_pretrained`), or use a checkpoint converted with a released "
+        "Transformers.",
+        implies={"stage": "S3", "symptom": "3.1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
     # Megatron's ``_initialize_tp_communicators`` (``megatron/training/initialize.py``): with
     # Transformer Engine before 1.9, ``--tp-comm-overlap`` creates an MPI process group to set
     # up its buffers whatever the bootstrap option says, and warns so before it fails.
@@ -674,6 +882,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "(Megatron's example scripts do; under Slurm or in a container, check that it reaches "
         "the job's processes).",
         moot=frozenset({"cuda", "hardware", "ds_report", "config", "repro", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # Megatron's checks of arguments it replaced (``validate_args``: ``megatron/arguments.py``, then
+    # ``megatron/training/arguments.py``): each names its successor (``--batch-size``,
+    # ``--warmup``, ``--model-parallel-size``, ``--checkpoint-activations``).
+    Diagnosis(
+        "megatron_old_arg",
+        _re(r"--[\w-]{2,40} (?:argument )?is no longer valid, use --[\w-]{2,40}", 0,
+            # "--" and up to 40 characters and " argument " before the words
+            words=("is no longer valid, use --",), lead=52),
+        "Megatron no longer takes this argument, and the message names its replacement: the "
+        "launch script was written for an older Megatron (`--batch-size` is now "
+        "`--micro-batch-size`, with `--global-batch-size`; `--model-parallel-size` is "
+        "`--tensor-model-parallel-size`; `--checkpoint-activations` is "
+        "`--recompute-activations`). Change the script as the message says, and check its other "
+        "options against this release's `--help`.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
         same_problem=True,
     ),
     # Horovod's own checks at import (``check_extension``) and in ``horovodrun``: the framework's
@@ -862,6 +1087,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"cuda", "config", "repro", "traceback", "nccl_debug"}),
         same_problem=True,
     ),
+    # ``init_process_group``'s refusal of the MPI backend (``torch/distributed/distributed_c10d.py``,
+    # ``_new_process_group_helper``): PyTorch's pip and conda builds have none. Not after Transformer
+    # Engine's warning of its MPI bootstrap (``te_mpi_bootstrap``), which names that case's fixes.
+    Diagnosis(
+        "mpi_not_built",
+        _re(r"Distributed package doesn['’]?t have MPI built in", 0,
+            words=("distributed package doesn",)),
+        "This PyTorch build has no MPI backend: the pip and conda builds never include it; only a "
+        "build from source on a host with MPI does. Use the `nccl` backend (`gloo` for CPU "
+        "tensors) instead; a job started by `mpirun` can use it too, with `RANK`, `WORLD_SIZE`, "
+        "`MASTER_ADDR` and `MASTER_PORT` set from MPI's environment (Open MPI's "
+        "`OMPI_COMM_WORLD_RANK` and `OMPI_COMM_WORLD_SIZE`). Or build PyTorch from source against "
+        "your MPI.",
+        unless=_re(r"supports only MPI bootstrap backend", 0,
+                   words=("supports only mpi bootstrap backend",)),
+        implies={"stage": "S2"},
+        moot=frozenset({"cuda", "config", "repro", "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
     # TCPStore's check: PyTorch 2.4 made libuv the store's default, the Windows wheels lack it.
     Diagnosis(
         "libuv_missing",
@@ -1005,6 +1249,42 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "traceback", "nccl_debug"}),
         same_problem=True,
     ),
+    # Open MPI's launcher refuses root unless told (``orte/tools/orterun/orterun.c`` and
+    # ``orte/orted/orted_submit.c`` before Open MPI 5; PRRTE's ``src/mca/schizo/base/
+    # schizo_base_stubs.c`` in 5, as "prterun" or "mpirun"). ``horovodrun`` passes the option itself
+    # (``horovod/runner/mpi_run.py``).
+    Diagnosis(
+        "openmpi_root",
+        _re(r"(?:mpirun|mpiexec|orterun|prterun) has detected an attempt to run as root", 0,
+            # "orterun " (8 characters) before the words
+            words=("has detected an attempt to run as root",), lead=8),
+        "Open MPI's `mpirun` refuses to start as root, the usual user in a container, unless told "
+        "to. Add `--allow-run-as-root` to the `mpirun` command; where you do not write the command "
+        "yourself (a launcher's or a script's own `mpirun`), export `OMPI_ALLOW_RUN_AS_ROOT=1` and "
+        "`OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1` instead. Or run the job as a user other than root.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "traceback", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # Open MPI's mapper (``orte/mca/rmaps/base/help-orte-rmaps-base.txt`` before 5, PRRTE's
+    # ``src/mca/rmaps/base/help-prte-rmaps-base.txt`` in 5): ``-np`` asks for more processes than
+    # the hosts' slots.
+    Diagnosis(
+        "openmpi_slots",
+        _re(r"There are not enough slots available in the system to satisfy the \d{1,7}\s{1,4}slots",
+            0, words=("there are not enough slots available in the system",)),
+        "`mpirun` was asked for more processes (`-np`) than the slots it knows of: a host given "
+        "as `-H host` has one slot, one in a hostfile without `slots=` (or this machine alone) as "
+        "many as its cores, and a scheduler's allocation what it granted. Give each host its "
+        "number of processes, for a GPU job its GPUs (`-H node1:8,node2:8`, `slots=8` in the "
+        "hostfile, `horovodrun -H node1:8,node2:8`), and ask for no more than their sum; "
+        "`--oversubscribe` lifts the limit.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "traceback",
+                        "nccl_debug"}),
+        same_problem=True,
+    ),
     Diagnosis(
         "hostfile_format",
         _re(r"Hostfile (?:contains a bad entry|contains multiple entries for|is empty or not "
@@ -1079,6 +1359,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "nccl_debug"}),
         same_problem=True,
     ),
+    # ``colossalai run`` (``colossalai/cli/launcher/multinode_runner.py``, ``run_on_host``) runs the
+    # command on each host through Fabric and prints the exception: only paramiko's refusals to
+    # log in, not the remote command's own failure.
+    Diagnosis(
+        "colossalai_run_ssh",
+        _re(r"is localhost: False, exception: (?:No authentication methods available"
+            r"|Authentication failed|not a valid \w{2,7} private key file"
+            r"|Private key file is encrypted|Bad authentication type)", 0,
+            words=("is localhost: false, exception: ",)),
+        "`colossalai run` starts the command on the other hosts over ssh (Fabric, on paramiko) "
+        "and could not log in: no usable key (none in `~/.ssh` or the agent, or one with a "
+        "passphrase), or, with an older paramiko, a key in OpenSSH's newer format (convert it: "
+        "`ssh-keygen -p -m PEM -f ~/.ssh/id_rsa`). Set up passwordless ssh to each host until "
+        "`ssh <host> hostname` needs no prompt, or start `torchrun` on each node yourself.",
+        implies={"stage": "S2", "symptom": "2.1", "root_cause": "R2.3"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "nccl_debug"}),
+        same_problem=True,
+    ),
     Diagnosis(
         "invalid_ordinal",
         _re(r"invalid device ordinal",
@@ -1091,6 +1390,38 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S2"},
         moot=frozenset({"versions", "ds_report", "cuda", "config"}),
     ),
+    # Megatron's ``_initialize_distributed`` (``megatron/initialize.py``, then
+    # ``megatron/training/initialize.py``, 2020 to mid-2024; Megatron-DeepSpeed keeps it): each
+    # rank's GPU is ``rank % device_count``, checked against the local rank its launcher gave.
+    Diagnosis(
+        "megatron_local_rank",
+        _re(r"expected local-rank to be the same as rank % device-count", 0,
+            words=("expected local-rank to be the same as rank",)),
+        "Megatron puts each process on GPU `rank % <GPUs it sees>` and checks that this is the "
+        "local rank its launcher gave it, which holds only when every node runs exactly as many "
+        "processes as it has visible GPUs. Start as many processes per node as there are visible "
+        "GPUs (`--nproc_per_node`, or `CUDA_VISIBLE_DEVICES` listing exactly the GPUs to use), "
+        "the same number on every node; nodes with different numbers of GPUs fail this check, so "
+        "use as many on each.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "config"}),
+        same_problem=True,
+    ),
+    # Lightning's check of the GPUs given to the ``Trainer`` or Fabric (``_sanitize_gpu_ids``:
+    # ``lightning/fabric/utilities/device_parser.py``; ``pytorch_lightning/utilities/
+    # device_parser.py`` in 1.x, "You requested GPUs:" before 1.7): a count ``devices=N`` stands
+    # for the indices 0 to N-1.
+    Diagnosis(
+        "lightning_gpu_ids",
+        _re(r"You requested (?:gpu|GPUs): [^\n]{0,200}\s{1,8}But your machine only has", 0,
+            words=("you requested gpu",)),
+        "Lightning was given GPU indices (or a count, read as indices from 0) that this process "
+        "does not see; the message lists the visible ones, and an empty list means none (a "
+        "CPU-only PyTorch, a job without GPUs, an empty `CUDA_VISIBLE_DEVICES`, which also "
+        "renumbers the GPUs it leaves from 0). Ask for what `torch.cuda.device_count()` shows "
+        "there, or `devices=\"auto\"`; for an empty list, find why no GPU is visible.",
+        moot=frozenset({"versions", "ds_report", "config", "repro", "nccl_debug"}),
+    ),
     Diagnosis(
         "nccl_no_interface",
         _re(r"no socket interface found",
@@ -1102,6 +1433,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S2", "symptom": "2.2"},
         # the GPUs play no part in reaching a TCP port (pytorch#67547/#67581/#79388 were asked
         # for them under this diagnosis, strict readers' 0s)
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
+        same_problem=True,
+    ),
+    # Gloo's lookup of the interface it was told to use (``gloo/transport/tcp/device.cc``,
+    # ``lookupAddrForIface``, in PyTorch's and Horovod's builds; "Unable to find address for
+    # <host>", without the colon, is its look-up of a host name, another case): the name comes
+    # from ``GLOO_SOCKET_IFNAME`` (PyTorch) or ``HOROVOD_GLOO_IFACE`` (Horovod).
+    Diagnosis(
+        "gloo_ifname",
+        _re(r"Unable to find address for: \S", 0, words=("unable to find address for: ",)),
+        "Gloo was told to use a network interface (`GLOO_SOCKET_IFNAME` in PyTorch; "
+        "`--network-interfaces` or `HOROVOD_GLOO_IFACE` in Horovod) that has no address on this "
+        "node: no interface of that name exists here (names differ between machines, `bond1` on "
+        "one, `eth0` on another), or it has no IP address. Run `ip addr` on each node and set the "
+        "variable there to the interface it reaches the others on, or unset it to let Gloo "
+        "choose.",
+        implies={"stage": "S2", "root_cause": "R2.3"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
         same_problem=True,
     ),
@@ -1208,6 +1556,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S2"},
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
     ),
+    # DeepSpeed's ``init_distributed`` (``deepspeed/comm/comm.py``), which ``deepspeed.initialize``
+    # calls: told ``dist_init_required=False``, and no process group exists.
+    Diagnosis(
+        "dist_init_required",
+        _re(r"Distributed backend is not initiali[sz]ed\. Please set dist_init_required to True", 0,
+            words=("distributed backend is not initiali",)),
+        "`deepspeed.initialize` (or `deepspeed.init_distributed`) was given "
+        "`dist_init_required=False`, so it did not set up the process group, and none had been. "
+        "Leave `dist_init_required` unset (DeepSpeed then sets the group up when none exists), or "
+        "set it up yourself before the call (`deepspeed.init_distributed()` or "
+        "`torch.distributed.init_process_group`), with the script started by a distributed "
+        "launcher.",
+        implies={"stage": "S2"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
+        same_problem=True,
+    ),
     # ``init_process_group``'s own check (``torch/distributed/distributed_c10d.py``): the default
     # group exists already. Whose second call it is differs (the script's, a library's), so it
     # links nothing.
@@ -1278,6 +1642,51 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "collectives in the same order.",
         implies={"stage": "S4"},
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "nccl_debug"}),
+    ),
+    # Horovod's coordinator (``horovod/common/controller.cc``, ``ConstructResponse``) compares what
+    # every rank submitted under one tensor name: type, operation, shape.
+    Diagnosis(
+        "horovod_mismatch",
+        _re(r"Mismatched (?:[A-Z_]{4,20} tensor shapes|data types|operations): One rank", 0,
+            words=("mismatched ",)),
+        "The ranks submitted different tensors under the same Horovod name (another shape, data "
+        "type or operation): they took different code paths (a condition on the rank, a layer "
+        "or step skipped on some), or a size that differs between ranks (a last, smaller batch) "
+        "went to `allreduce` or `broadcast`. Make every rank submit the same tensors in the "
+        "same order; for sizes that differ between ranks use `allgather` (first dimension "
+        "only).",
+        implies={"stage": "S4"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "nccl_debug"}),
+    ),
+    # Horovod's PyTorch ``DistributedOptimizer`` (``horovod/torch/optimizer.py``, its gradient hook):
+    # a parameter's gradient is allreduced after ``backward_passes_per_step`` backward passes and
+    # then waits for ``step()``.
+    Diagnosis(
+        "horovod_accumulation",
+        _re(r"Gradients were computed more than\s{1,4}backward_passes_per_step times before call "
+            r"to step\(\)", 0, words=("gradients were computed more than",)),
+        "Horovod's `DistributedOptimizer` allreduces each gradient once every "
+        "`backward_passes_per_step` backward passes (default 1), and a parameter got another "
+        "gradient before `optimizer.step()`: the loop accumulates gradients over more passes "
+        "than that, or skips `step()` somewhere (an epoch's last, shorter window). Set "
+        "`backward_passes_per_step` to the backward passes per step, and call `step()` after "
+        "each window, the epoch's last one too.",
+        implies={"stage": "S4"},
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "nccl_debug",
+                        "launcher_command"}),
+    ),
+    # Horovod's status once its background loop stopped (``horovod/common/common.h``,
+    # ``SHUT_DOWN_ERROR``): every later collective of every rank still running gets it, so it
+    # hides an earlier error and links nothing.
+    Diagnosis(
+        "horovod_shut_down",
+        _re(r"Horovod has been shut down", 0, words=("horovod has been shut down",)),
+        "Horovod had already shut down when this collective was submitted: an exception on one "
+        "of the ranks stopped it (printed before the first shutdown message, in that rank's "
+        "output: that is the error to fix), or one rank finished while the others still call "
+        "collectives. If no rank shows an exception, give every rank the same number of steps "
+        "(an equal share of the data, `drop_last`), so that all of them stop together.",
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware"}),
     ),
     # ProcessGroupNCCL's check of a tensor (older releases), and ProcessGroup's lookup of a
     # backend for a CPU tensor in a group with only a GPU backend (PyTorch 2).
@@ -1446,6 +1855,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "torch_dist`), which reshards on load.",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
+    # Megatron's indexed dataset: ``make_dataset`` (``megatron/data/indexed_dataset.py``, before
+    # Megatron-Core's datasets; it prints both lines and returns None, which fails later) and
+    # ``IndexedDataset.initialize`` (``megatron/core/datasets/indexed_dataset.py``) find no
+    # ``<prefix>.bin`` and ``<prefix>.idx`` at a path of ``--data-path``.
+    Diagnosis(
+        "megatron_data_prefix",
+        _re(r"Path should be a basename that both \.idx and \.bin can be appended|One or both of "
+            r"the \.idx and \.bin files cannot be found at the path prefix", 0,
+            words=("path should be a basename that both .idx", "one or both of the .idx and .bin")),
+        "Megatron reads each dataset of `--data-path` from `<prefix>.bin` and `<prefix>.idx`, "
+        "and there is no such pair at the path given: pass the prefix itself, without "
+        "`.bin`/`.idx` and with the suffix `tools/preprocess_data.py` added to its "
+        "`--output-prefix` (`<output-prefix>_text_document` by default), not the folder. "
+        "Several datasets go as weights and prefixes (`0.7 a 0.3 b`); every node must see the "
+        "files.",
+        implies={"stage": "S3", "symptom": "3.1", "root_cause": "R3.2"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+        same_problem=True,
+    ),
     # Only when the prefix explains the two lists (``_prefix_explains``): a prefix on one side
     # alone can be a submodule's name, and a first key or two pairing up proves nothing when the
     # rest are another model's keys. A large model's list of keys is one line of ~100 KB (the cap
@@ -1609,6 +2037,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "allows others, and this one is another class (an 8-bit optimizer, `SGD`, another "
         "library's `AdamW`). Add `\"zero_allow_untested_optimizer\": true` at the top level of "
         "the DeepSpeed config, or declare a supported optimizer in its `optimizer` section.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    # DeepSpeed's ``_configure_basic_optimizer`` (``runtime/engine.py``): its 1-bit optimizers
+    # (``onebitadam``, ``zerooneadam``, ``onebitlamb``) communicate compressed updates themselves,
+    # which ZeRO's partitioning cannot go with.
+    Diagnosis(
+        "ds_onebit_zero",
+        _re(r"(?:1bit-Adam|0/1 Adam|1bit-Lamb) is not compatible with ZeRO", 0,
+            # "1bit-Lamb " (10 characters) before the words
+            words=("is not compatible with zero",), lead=10),
+        "The config's optimizer is one of DeepSpeed's 1-bit optimizers (`OneBitAdam`, "
+        "`ZeroOneAdam`, `OneBitLamb`), which communicate compressed updates themselves, and "
+        "DeepSpeed refuses them with ZeRO on (a `zero_optimization` stage above 0, also one that "
+        "a Trainer's or Accelerate's config sets). Set the stage to 0 to keep the 1-bit "
+        "optimizer, or use `Adam` or `AdamW` (`Lamb`) to keep ZeRO.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
                         "ds_report"}),
         same_problem=True,
@@ -1941,6 +2386,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`torch.no_grad()` instead (Lightning: `Trainer(inference_mode=False)`).",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
+    # DeepSpeed's automatic tensor parallelism (``deepspeed/module_inject/auto_tp.py``,
+    # ``AutoTP.tp_parser``): a model it cannot split, for whose layers DeepSpeed has a
+    # kernel-injection policy (``kernel_supported``).
+    Diagnosis(
+        "autotp_kernel_inject",
+        _re(r"AutoTP not supported for model\. Please use kernel injection", 0,
+            words=("autotp not supported for model",)),
+        "DeepSpeed's automatic tensor parallelism (AutoTP, what `deepspeed.init_inference` uses "
+        "without `replace_with_kernel_inject=True` or an `injection_policy`) cannot split this "
+        "model (an architecture on its list of unsupported ones, or layers it cannot read), and "
+        "DeepSpeed has a kernel-injection policy for its layers. Pass "
+        "`replace_with_kernel_inject=True` to `deepspeed.init_inference`, or give it an "
+        "`injection_policy` for the model's layers.",
+        implies={"stage": "S5"},
+        moot=frozenset({"launcher_command", "nccl_debug"}),
+        same_problem=True,
+    ),
     # A kill after a collective timeout is the watchdog's doing, not memory's.
     Diagnosis(
         "sigkill",
@@ -2034,6 +2496,8 @@ def diagnose(text: str, env: Environment | None = None,
         # the table's first entry, so it leads
         shown.insert(0, Diagnosed(id="cuda_mismatch", values=values_of(
             {"torch_cuda": env.cuda_torch, "nvcc_cuda": env.cuda_nvcc})))
+    if any(d.id in BY_ID and not BY_ID[d.id].generic for d in shown):
+        shown = [d for d in shown if not (d.id in BY_ID and BY_ID[d.id].generic)]
     return shown[:MAX_SHOWN]
 
 

@@ -66,6 +66,20 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
 # torch.distributed.launch (or mp.spawn), and asking it for a torchrun command was read as not
 # having read the version.
 LEGACY_TORCH_LAUNCH = "The exact python -m torch.distributed.launch command with its node arguments."
+# A job started by SLURM with no launcher named (Lightning's SLURM support, srun over a plain
+# script): a torchrun command does not exist there; two blind audits read asking for one as the
+# wrong tool (Lightning on a SLURM cluster, a job "under SLURM, inside an apptainer container").
+SLURM_LAUNCH = ("The sbatch script (its `#SBATCH` node, task and GPU lines) and the srun line that "
+                "starts the training.")
+_SLURM = re.compile(r"\bslurm\b|\bsbatch\b|\bsrun\b|#SBATCH", re.I)
+_NAMED_LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:launch|run)\b|\bdeepspeed\s+(?:--|\S+\.py)|"
+                             r"accelerate launch|colossalai run|\bmpirun\b|\bhorovodrun\b|\bmp\.spawn\b",
+                             re.I)
+# The job script attached ("Attached: output.txt and multinode_trainer.slurm.txt"): the launch
+# is in it.
+# (found by the file's extension, then "attach" on its line: a pattern for the file's whole name
+# backtracked through "1.1.1..." for 90 s on 100 KB)
+_JOB_SCRIPT = re.compile(r"\w\.(?:slurm|sbatch)\b", re.I)
 # "with several ranks" asked of a single-GPU run or of a build was read as not having read it
 ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
 # The report shows its error only as a screenshot (DeepSpeed#4136: "Multi-node training gives me
@@ -75,6 +89,12 @@ IMAGE_TRACEBACK = ("The error as text, copied from the terminal (the full traceb
                    "cannot be searched or matched to known issues.")
 # On an AMD GPU the toolkit is ROCm: asking a ROCm report for CUDA versions was read as not having
 # read its title ("Installing on an AMD ROCm system", DeepSpeed#3091).
+# A report of a sentence or two that says something goes wrong and shows nothing of it ("My model
+# isn't compatible with GeminiDDP.", "Bug report."): what happened is the first thing a maintainer
+# asks for. Such reports were silent (no error mentioned, so no traceback request, and nothing
+# stated); maintainers reading them scored the silence below a one-line request (reads R4).
+BARE_TRACEBACK = ("What you see when it goes wrong, as text: the full error and traceback, or the "
+                  "output that shows the problem.")
 ROCM_VERSIONS = {
     "deepspeed": "The versions of DeepSpeed, PyTorch and ROCm (torch.version.hip).",
     "": "The versions of the framework, PyTorch and ROCm (torch.version.hip).",
@@ -96,6 +116,9 @@ _MANY_NODES = re.compile(r"hostfile|--node[_-]rank\b|--master[_-]addr\b|--rdzv[_
                          re.I)
 # Several nodes with their count and the GPUs per node in the command ("--nnodes=2
 # --nproc_per_node=1": pytorch#79388 was asked for both): what is left is the GPUs and the network.
+# Memory that runs out turns on the GPU's memory, not on how GPUs are connected: a blind audit read
+# "nvidia-smi topo -m" and "the network between them" asked of an OOM as moot (2 of 2).
+MEMORY_HARDWARE = "The GPU model and its memory, and the number of GPUs and nodes the job uses."
 NODES_GIVEN_HARDWARE = "The GPU model and the network between the nodes (InfiniBand, RoCE or Ethernet)."
 _ONE_NODE = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+1\b|--standalone\b", re.I)
 _NODE_COUNT = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+(?:\d+:)?(?:[2-9]|\d{2})", re.I)
@@ -177,7 +200,22 @@ _TRACE = re.compile(
     r"\bout of memory\. Tried to allocate\b",
     re.M,
 )
-_FENCE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+_FENCE = re.compile(r"```[^\n`]{0,200}\n(.*?)(?:```|\Z)", re.S)  # (an info string never holds a backtick)
+# A bare report: a body this short (after cleaning removed the template), no code, no question,
+# and words saying that something goes wrong ("doesn't work", "misbehaves", "has no effect",
+# "Bug report.", "runs out of memory").
+BARE_BODY_CHARS = 250
+_GOES_WRONG = re.compile(
+    r"\b(?:does ?n[o']t|do ?n[o']t|is ?n[o']t|wo ?n[o']t|can ?n?[o']?t|unable to)\b|"
+    + _NOT_A_MEASURE + r"\berrors?\b|"
+    r"\b(?:bugs?|fail\w*|crash\w*|broken|breaks?|incompatible|misbehaves?|no effect|"
+    r"wrong|incorrect|out of memory)\b", re.I)
+_ASSERTION = re.compile(r"\bassert(?:ion)?\b", re.I)  # "否则报 assert chunk_size % self.pg_size == 0"
+# ...but a question, or a hang or a slowdown, which has no error to show (its own requests ask
+# for the stacks or the speed: ``symptom_requests``)
+_NOT_BARE = re.compile(r"\?|\bquestions?\b|\bhow (?:to|do|can|should)\b|\bhang\w*|\bstuck\b|"
+                       r"\bfreez\w*|\bdeadlock\w*|\bslow\w*|\bfaster\b|\bspeed\w*|\bthroughput\b|"
+                       r"\bperformance\b|\bflops\b|\butili[sz]ation\b", re.I)
 # The reporter says the error's log is attached ("the main error in the log is about NCCL
 # initialization (full log attached)"): asking for it again reads as not having read the report.
 _LOG_ATTACHED = re.compile(
@@ -232,7 +270,7 @@ _AFTER_NAME = (r"(?:[-_ ]?(?:version|ver\.?|release))?(?:\*\*|__)?"
 _VERSION_MENTION = re.compile(
     rf"(?<![\w/.-])(?:{_VERSIONED}){_AFTER_NAME}|"
     rf"site-packages/(?:{_VERSIONED})\w*-\d+\.\d+|"
-    r"\b[\w.-]+/[\w.-]+:v?\d+\.\d+|"
+    r"\b[\w.-]{1,100}/[\w.-]{1,100}:v?\d+\.\d+|"
     r"\b(?:container|image)s?\b[^\n]{0,30}\b\d{2}\.\d{2}\b|\b\d{2}\.\d{2}(?:-py3)? (?:container|image)|"
     r"\b(?:on|with|using|in|to|from|since|after|before) v\d+\.\d+\b|"
     r"^\s*(?:\d+\.\s*|[-*]\s*)?version\s*:?\s*v?\d+\.\d+|"
@@ -294,17 +332,19 @@ _CONFIG_BODY = re.compile(
     r"\b(?:DeepSpeedExamples|the examples?'?s?)\b[^.\n]{0,60}\bconfig(?:uration)?\b",
     re.I | re.M,
 )
+# (names read within bounds, here and below: an unbounded name tried from every position of
+# "a-a-a-..." or "a_a_a_..." took 20-60 s on 100 KB)
 _REPRO = re.compile(
     r"```|^ {4}\S|\bimport \w+|\bpython3? [\w./-]+|\b(?:deepspeed|torchrun|srun|mpirun|bash|sh|"
     r"colossalai run|accelerate launch)\s+\S|to reproduce|steps?:|^\s*\d+\.\s+\S|"
-    r"\bcolossalai check\b|\b(?:examples?|scripts?|tests?)/[\w./-]+|\b\w[\w-]*\.(?:py|sh)\b|"
+    r"\bcolossalai check\b|\b(?:examples?|scripts?|tests?)/[\w./-]+|\b\w[\w-]{0,100}\.(?:py|sh)\b|"
     # the steps in prose: "I followed the README and ran the training command", "running the
     # training example with cifar10"
     r"\bfollow(?:ed|ing)\b[^.\n]{0,40}\b(?:readme|examples?|tutorials?|guides?|instructions|docs?|"
     r"documentation|steps)\b|\b(?:ran|run|running)\s+the\s+(?:[\w-]+\s+){0,3}?(?:examples?|tutorials?|"
     r"demos?)\b|"
     # a named example ("the mnist_advanced example freezes")
-    r"\b\w+[_-]\w+ (?:example|demo)\b|"
+    r"\b\w{1,60}[_-]\w{1,60} (?:example|demo)\b|"
     # the command it ran, quoted ("running `colossalai -i' gives the error": ColossalAI#2940, a
     # strict reader's 0 for asking the steps)
     r"\b(?:ran|run|running|runs|executing|executed)\s+`[^`\n]{2,100}?[`'’]",
@@ -450,6 +490,20 @@ def pins_source(raw: str) -> bool:
     return bool(_PINNED_SOURCE_LINE.search(raw if isinstance(raw, str) else ""))
 
 
+def bare_report(text: str) -> bool:
+    """The report (title, then the cleaned body: ``signal.full_text``) says in a sentence or two
+    that something goes wrong and shows nothing else: no code, log or error text, no question,
+    not a hang, a slowdown or a divergence, nor a report that says there is no error to show or
+    that its log is attached."""
+    title, _, body = text.partition("\n")
+    body = body.strip()
+    return (len(body) < BARE_BODY_CHARS and "```" not in body and not _TRACE.search(text)
+            and not _ASSERTION.search(text)
+            and not _NOT_BARE.search(text) and not _NO_ERROR.search(text)
+            and not _LOG_ATTACHED.search(text) and not symptom_requests.diverges(text)
+            and bool(_GOES_WRONG.search(text)))
+
+
 def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
                  framework: str | None = None, cites_source: bool = False,
                  pinned_source: bool = False, error_image: bool = False,
@@ -481,10 +535,12 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         "versions": lambda: not (env.framework_version or env.torch or _versions_elsewhere(text)
                                  or _DS_REPORT.search(text) or pinned_source or versions_raw),
         # a build, or an install that failed: not the word "install" in an inference report's
-        # setup steps or an import error's "how do I install it"
+        # setup steps or an import error's "how do I install it", nor pip failing to choose a
+        # version (nothing was built)
         "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc or _DS_REPORT.search(text)
                              or _NO_CUDA.search(text) or versions_raw)
-        and bool(_BUILD_MENTION.search(text) or installing),
+        and bool(_BUILD_MENTION.search(text) or installing)
+        and not symptom_requests.resolution_failed(text),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
         and not (versions_raw and stage != "S1")  # a build wants the op table all the same
         and (stage == "S1" or not (pinned_source or (framework_given() and torch_given())))
@@ -493,7 +549,8 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         # shared data's backtest 5 of 5 traceback requests such reports got were read as needless
         "traceback": lambda: _error_without_trace(text, error_image) and not cites_source,
         # the command itself, not the launcher's name in prose ("a torchrun command not found")
-        "launcher_command": lambda: not _LAUNCH_FLAGS.search(text) and not _COMMAND_LINE.search(text),
+        "launcher_command": lambda: not _LAUNCH_FLAGS.search(text) and not _COMMAND_LINE.search(text)
+        and not _job_script_attached(text),
         # the GPU model is what the answer turns on; a report that names it and not the count
         # was read as already giving the hardware
         # (not for a code-level bug pointing at source lines, nor for a divergence: a loss or a
@@ -519,6 +576,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             description = describe(key, own)
             if key == "launcher_command" and own == "pytorch" and _before_torchrun(text, env):
                 description = LEGACY_TORCH_LAUNCH
+            if (key == "launcher_command" and own in (None, "pytorch") and _SLURM.search(text)
+                    and not _NAMED_LAUNCHER.search(text)):
+                description = SLURM_LAUNCH
             if key == "traceback" and (not distributed or stage == "S1"):
                 description = ONE_PROCESS_TRACEBACK
             if key == "traceback" and error_image:
@@ -534,7 +594,15 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
-    return found + symptom_requests.requests(text, env, framework, stage, _config_shown(text))
+    # a bare report is asked what it shows when it goes wrong, after the stage's own requests (a
+    # report that already gets three keeps them: the comment makes three)
+    if (not error_image and not cites_source and len(found) < MAX_ITEMS
+            and all(item.key != "traceback" for item in found) and bare_report(text)):
+        found.append(MissingInfo(key="traceback", description=BARE_TRACEBACK))
+    found += symptom_requests.requests(text, env, framework, stage, _config_shown(text))
+    if narrowed_down(text):
+        return [item for item in found if item.key not in MOOT_WHEN_NARROWED]
+    return found
 
 
 def describe(key: str, framework: str | None) -> str:
@@ -742,9 +810,58 @@ _DIAGNOSED = re.compile(
     r"^#{1,4}\s*root[- ]cause(?: analysis)?\s*$", re.I | re.M)
 
 
+# What makes it go away, found by the reporter: a change that makes it work ("After adding
+# find_unused_parameters=True it works", "If I hardcode NCCL_SOCKET_IFNAME ..., the script works",
+# "works after downgrading to Torch 1.6.0", "Calling `get_state_dict_type()` works around it",
+# "Either of these two things avoids the problem"), or a release it works on ("fine with
+# 0.10.2", "but not on the big-science branch"), or the change that triggers it ("As soon as I
+# uncomment `callbacks.append(...)`", "Without flashattention it works fine"). Two blind audits
+# of posted checklists read the versions, the repro and the A/B run asked of such reports as moot
+# (7 reports), one as asking for what it gives (DeepSpeed#5242, a 0). Not a symptom's own
+# contrast: "runs fine on 4 GPUs", "works with 7B models", "but not with the 1.3b ones", "if I
+# use one GPU it works".
+_RELEASE = r"v?\d+(?:\.\d+)+(?!\w|\.\d)"  # "0.10.2", "v0.9.0": not "1.3b" (a model's size)
+_CHANGE = (r"(?:add|set|remov|downgrad|upgrad|chang|disabl|enabl|revert|uncomment|comment(?:ing)? out|"
+           r"hardcod|pinn?|instal|switch|replac|patch)\w*")
+# (not "..., everything before the training step is fine, but as soon as training starts it hangs")
+_WORKS = (r"(?:works|worked|runs fine|ran fine|is fine|goes away|went away|disappears|disappeared|"
+          r"is gone)\b(?!,? but\b)")
+_WORKED_AROUND = re.compile(
+    rf"\b(?:after|by|once|when) (?:I )?{_CHANGE}\b[^.\n]{{0,100}}?\b{_WORKS}|"
+    rf"\bif I {_CHANGE}\b[^.\n]{{0,100}}?\b{_WORKS}|"
+    rf"\b{_WORKS} (?:again |fine |well )?(?:after|by|once|when) (?:I )?{_CHANGE}\b|"
+    r"\bas soon as I (?:uncomment|comment out|add|enable|disable|set|remove)\b|"
+    # "Without flashattention it works fine"
+    rf"\bwithout [\w`.-]+,? (?:it |the \w+ |everything )?(?:{_WORKS}|trains fine)|"
+    r"\bworks around (?:it|this|the (?:problem|issue|error|bug))\b|"
+    r"\b(?:avoids|fixes|fixed|solves|solved|resolves|resolved) the (?:problem|error|issue|hang|crash)\b|"
+    rf"\b(?:works|worked|fine(?!-)|ok(?:ay)?)\b[^.\n]{{0,30}}?\b(?:on|with|in|using) (?:\w+[ =-]{{1,2}})?{_RELEASE}|"
+    rf"\bbut not (?:on|with|in) (?:the )?(?:[\w.-]+ branch|master|main|{_RELEASE})",
+    re.I)
+# "it no longer works after upgrading", "none of these fixed the problem": the change broke it, or
+# nothing helped
+_NEGATED = re.compile(r"(?:n[o']t|\bno longer|\bnever|\bnone of (?:\w+ ){0,3}|\bnothing|\bneither|\bstopped)"
+                      r"[^.\n]{0,25}$", re.I)
+
+
 def reporter_diagnosed(text: str) -> bool:
     """The reporter says what causes the problem or what makes it go away."""
     return bool(_DIAGNOSED.search(text))
+
+
+# What a report that found its trigger, a workaround or a release it works on (``narrowed_down``)
+# is not asked: its versions, a run to compare, the steps (it named the change that matters). The
+# error itself, when not shown, is still asked ("As soon as I set the `tp-comm-overlap` flag to
+# True, training fails" shows no error).
+MOOT_WHEN_NARROWED = frozenset({"versions", "ds_report", "cuda", "repro", "baseline_run",
+                                "baseline_output"})
+
+
+def narrowed_down(text: str) -> bool:
+    """The reporter names the change that makes it work or fail, or a release it works on
+    (``_WORKED_AROUND``), not negated ("it no longer works after upgrading")."""
+    return any(not _NEGATED.search(text[max(0, m.start() - 40):m.start()])
+               for m in _WORKED_AROUND.finditer(text))
 
 
 def specific(items: list[MissingInfo], stage: str | None) -> bool:
@@ -760,8 +877,10 @@ def is_template(item: MissingInfo) -> bool:
         return item.description in symptom_requests.all_descriptions()
     return (item.description in DESCRIPTIONS.values() or item.description in FRAMEWORK_DESCRIPTIONS.values()
             or item.description in (LEGACY_TORCH_LAUNCH, ONE_PROCESS_TRACEBACK, IMAGE_TRACEBACK,
+                                    BARE_TRACEBACK, SLURM_LAUNCH,
                                     MEGATRON_VERSIONS_WITHOUT_TE, DS_REPORT_TORCH,
-                                    DS_REPORT_FRAMEWORK, ONE_NODE_HARDWARE, NODES_GIVEN_HARDWARE)
+                                    DS_REPORT_FRAMEWORK, ONE_NODE_HARDWARE, NODES_GIVEN_HARDWARE,
+                                    MEMORY_HARDWARE)
             or item.description in ROCM_VERSIONS.values())
 
 
@@ -798,13 +917,14 @@ _CONFIG_KEY = re.compile(r"^[ \t]*[-*][ \t]+(?:distributed_type|zero_stage|mixed
 # `cpu_offload=True`", "Hybrid Parallel Plugin, zero_stage=1", "use_fp8=True in
 # HybridParallelPlugin"), or a block of settings one to a line ("pp=2", "tp=2", "zero_stage=0").
 _SETTING = r"(?<![\w.])[A-Za-z_]\w{1,40}\s?=\s?(?:True|False|None|true|false|-?\d[\w.]*)\b"
-_PLUGIN = (r"(?:\b\w+Plugin\b|\b(?:hybrid[ _]parallel|gemini|low[ _]?level[ _]?zero|torch[ _]?ddp|"
+_PLUGIN = (r"(?:\b\w{1,60}Plugin\b|\b(?:hybrid[ _]parallel|gemini|low[ _]?level[ _]?zero|torch[ _]?ddp|"
            r"torch[ _]?fsdp|moe[ _]hybrid[ _]parallel) plugin\b)")
 # ...or in Chinese prose: "插件用的是gemini plugin，策略为auto" (the plugin is Gemini, its placement auto)
 _PLUGIN_ARGUMENT = re.compile(rf"{_PLUGIN}[^\n]{{0,160}}?{_SETTING}|{_SETTING}[^\n]{{0,160}}?{_PLUGIN}|"
                               # (Chinese text has no word boundary before "gemini")
-                              r"(?<![A-Za-z])(?:[A-Z]\w+Plugin|(?:hybrid[ _]parallel|gemini|low[ _]?level[ _]?zero|"
-                              r"torch[ _]?ddp|torch[ _]?fsdp) plugin)[^\n]{0,20}?(?:策略|placement(?:[_ ]policy)?)\s*"
+                              r"(?<![A-Za-z])(?:[A-Z]\w{1,60}Plugin|(?:hybrid[ _]parallel|gemini|"
+                              r"low[ _]?level[ _]?zero|torch[ _]?ddp|torch[ _]?fsdp) plugin)[^\n]{0,20}?"
+                              r"(?:策略|placement(?:[_ ]policy)?)\s*"
                               r"(?:为|是|=|:|：)\s*\w+",
                               re.I)
 _SETTING_LINE = re.compile(rf"^\s*{_SETTING}\s*,?\s*$", re.M)
@@ -853,9 +973,23 @@ def _framework_given(text: str, env: Environment, framework: str | None) -> bool
                 or (own and (_OWN_RELEASE.search(title) or _OWN_RELEASE_OPENING.search(text))))
 
 
+def _job_script_attached(text: str) -> bool:
+    """A SLURM job script named on a line that says it is attached."""
+    for match in _JOB_SCRIPT.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        if "attach" in text[start:end if end >= 0 else len(text)].lower():
+            return True
+    return False
+
+
 def _hardware_request(text: str, framework: str | None) -> str:
     """The hardware request for what the launch command leaves open: with the GPUs per node in
-    it, the node count read first ("--nnodes=1" is one node whatever the prose says)."""
+    it, the node count read first ("--nnodes=1" is one node whatever the prose says). For memory
+    that runs out, with no hang or collective in sight, the GPU's memory, not its links."""
+    if symptom_requests.about_memory(text) and not (symptom_requests.hangs(text)
+                                                    or symptom_requests.collective(text)):
+        return MEMORY_HARDWARE
     if not _ONE_NODE_LAUNCH.search(text):
         return describe("hardware", framework)
     if _NODE_COUNT.search(text):

@@ -122,6 +122,11 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("baseline_output", "colossalai"): "The output of the same prompt from the model without "
     "Colossal-AI (plain Hugging Face), beside the wrong one.",
 }
+# Inference has no data loader and, on one GPU, no communication to weigh: how the time was taken
+# decides first (a blind audit read the training profile asked of a one-GPU `init_inference`
+# timing as moot).
+PROFILE_INFERENCE = ("How the time is measured (warm-up runs left out, `torch.cuda.synchronize()` "
+                     "before reading the clock) and a `torch.profiler` trace of a few generate calls.")
 # The change to undo in the comparison run that shows which one brings a divergence.
 _BASELINE_CHANGE = {
     "deepspeed": "ZeRO stage 0 (or fp16/bf16 off)",
@@ -161,6 +166,7 @@ _PLACE_AFTER = _rx(r"\s+(?:at|in|during|when|while|after|forever|inside|within)\
                    r"\s+on\s+(?!(?:this|that|the|an?|my|our)\s+(?:error|issue|problem|bug)\b)")
 _NCCL = _rx(r"nccl|\btime ?outs?\b|timed out|watchdog|connection (?:refused|reset|closed)|socket|"
             r"all_?reduce|all_?gather|reduce_scatter|collective|barrier|ProcessGroup")
+_NCCL_NAMED = _rx(r"nccl")
 _DIVERGENCE = _rx(
     r"\bloss correctness\b|\b(?:unreasonable|incorrect|unexpected) (?:training |initial )?loss\b(?! ?scal)|"
     r"\bnan\b(?! iterations)|\binf(?:inite)? loss|diverg\w*|\bnot converg\w*|(?:doesn'?t|does not|didn'?t|won'?t|"
@@ -260,7 +266,10 @@ _CPU_OOM = _rx(r"\b(?:cpu|host|system|RAM)\b[^.\n]{0,25}(?:\bOOM\b|out of memory
 _GPU_MEMORY = _rx(r"cuda out of memory|CUDA OOM|OutOfMemoryError|\b(?:gpu|cuda|device)\b[^.\n]{0,15}"
                   r"memory|vram|Tried to allocate")
 _HOST_LOG = _rx(r"dmesg|oom-kill|Out of memory: Kill|Killed process|memory cgroup")
-_PERF_NUMBERS = _rx(r"\d[\d.,]*\s*(?:k\s*)?(?:wps\b|tgs\b|words?/s|tokens?/sec|tokens? per (?:second|sec|gpu)|"
+# (a number read from its first digit only: tried from every digit of "1.1.1...", the pattern
+# took over ten minutes on 100 KB of it)
+_PERF_NUMBERS = _rx(r"(?<![\d.,])\d[\d.,]*\s*(?:k\s*)?"
+                    r"(?:wps\b|tgs\b|words?/s|tokens?/sec|tokens? per (?:second|sec|gpu)|"
                     r"tflops?|tokens?/s|tok/s|samples?/s|it/s|s/it|ms\b|seconds?|"
                     r"secs?\b|sec/|s/step|s per|mins?\b|minutes|hours?|x (?:slower|faster)|%)|"
                     r"\btflops?\b|\bmfu\b|throughput[^.\n]{0,30}\d|"
@@ -275,6 +284,14 @@ _PROFILE = _rx(r"profil\w*|\bnsys\b|nsight|timeline|chrome trace|trace\.json|"
 _BUILD_LOG = _rx(r"(?-i:\berror: )|\berror [A-Z]+\d+|\bfatal error\b|FAILED: |ninja: build stopped|"
                  r"nvcc fatal|collect2|undefined reference|#include|\.(?:cu|cpp|cc|cxx|c|h|hpp):\d+|"
                  r"running build_ext|Building wheel|/usr/bin/(?:c\+\+|g\+\+|gcc)|\bcmake\b.*error")
+# pip gave up choosing a version: nothing was built, so there is no build output to ask for, and
+# no toolkit bears on it (ColossalAI#2570's pasted pip run, "has inconsistent version: expected
+# '0.2.0', but metadata has '0.2.0+torch1.13cu11.3'", was asked for the build output and nvcc: a
+# strict reader's 0; "Could not find a version that satisfies the requirement
+# colossalai==0.1.10+torch1.11cu11.3" likewise, two blind audits).
+_RESOLUTION_FAILED = _rx(r"No matching distribution found|Could not find a version that satisfies|"
+                         r"has inconsistent version|\bResolutionImpossible\b|"
+                         r"conflicting dependencies")
 # A block the reporter introduces as the install's or the build's output ("Output of
 # `DS_BUILD_OPS=1 pip install deepspeed`:" then the log, DeepSpeed#2707: asked for it, a 0),
 # whatever lines of it the rewrite kept.
@@ -351,7 +368,8 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
         add("stacks")
     rendezvous_only = bool(_RENDEZVOUS.search(text)) and not (hang or _NCCL_FAILED.search(text))
     if (hang or _NCCL.search(text)) and not _NCCL_DEBUG.search(text) and not rendezvous_only:
-        add("nccl_debug", _nccl_debug(hang and not _says_where_it_stops(text)))
+        add("nccl_debug", _nccl_debug(hang and not _says_where_it_stops(text),
+                                      framework == "horovod" and not _NCCL_NAMED.search(text)))
     if _DIVERGENCE.search(text):
         baseline = _baseline_run(framework, not _BASELINE.search(text),
                                  not _LOSS_CURVE.search(text))
@@ -364,7 +382,7 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
         if not _PERF_NUMBERS.search(text):
             add("perf_numbers")
         if not _PROFILE.search(text):
-            add("profile")
+            add("profile", PROFILE_INFERENCE if stage == "S5" else None)
     host = bool(_HOST_KILL.search(text) or _CPU_OOM.search(text))
     if _MEMORY.search(text) and (_GPU_MEMORY.search(text) or not host):
         memory = _memory(text, framework, stage == "S5", config_shown)
@@ -372,7 +390,8 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
             add("memory", memory)
     if host and not _HOST_LOG.search(text):
         add("host_memory")
-    if _BUILD.search(text) and not (_BUILD_LOG.search(text) or _build_output_shown(text)):
+    if _BUILD.search(text) and not (_BUILD_LOG.search(text) or _build_output_shown(text)
+                                    or resolution_failed(text)):
         add("build_log")
     if _IMPORT.search(text) and not _PIP_LIST.search(text) and not (
             env.framework_version and (env.torch or _OTHER_DL_VERSION.search(text))) and not \
@@ -425,6 +444,11 @@ _LEAK = _rx(r"memory leak|\bleak\w*\b[^.\n]{0,30}\bmemory\b|\bkeeps? (?:climbing
             r"\bshoots? up\b")
 
 
+def resolution_failed(text: str) -> bool:
+    """pip could not choose a version to install, and nothing was compiled (no compiler line)."""
+    return bool(_RESOLUTION_FAILED.search(text)) and not _BUILD_LOG.search(text)
+
+
 def leaks(text: str) -> bool:
     """The text speaks of memory that grows over steps (a leak), not of a fixed need."""
     return bool(_LEAK.search(text))
@@ -433,6 +457,16 @@ def leaks(text: str) -> bool:
 def diverges(text: str) -> bool:
     """The text speaks of a loss, accuracy or gradient norm that goes wrong."""
     return bool(_DIVERGENCE.search(text))
+
+
+def about_memory(text: str) -> bool:
+    """The text speaks of memory running out or growing (GPU or host)."""
+    return bool(_MEMORY.search(text))
+
+
+def collective(text: str) -> bool:
+    """The text names NCCL, a collective, a timeout or a socket: the links between GPUs matter."""
+    return bool(_NCCL.search(text))
 
 
 def hangs(text: str) -> bool:
@@ -456,9 +490,15 @@ def describe(key: str, framework: str | None) -> str:
     return FRAMEWORK_DESCRIPTIONS.get((key, framework or ""), DESCRIPTIONS.get(key, ""))
 
 
-def _nccl_debug(ask_same_step: bool) -> str:
-    """The NCCL log request; for a hang whose report does not say where it stops, also that."""
+def _nccl_debug(ask_same_step: bool, horovod: bool = False) -> str:
+    """The NCCL log request; for a hang whose report does not say where it stops, also that. A
+    Horovod report that does not name NCCL gets Horovod's own log first (its stall warnings name
+    the ranks that never joined; a blind audit read NCCL_DEBUG alone, asked of a Horovod hang over
+    Gloo or MPI, as the wrong tool)."""
     tail = ", and whether it stops at the same step every time" if ask_same_step else ""
+    if horovod:
+        return (f"The log of every rank with `HOROVOD_LOG_LEVEL=debug` set (and `NCCL_DEBUG=INFO` "
+                f"if it runs on NCCL){tail}.")
     return f"The log of every rank with `NCCL_DEBUG=INFO` set{tail}."
 
 
@@ -508,7 +548,8 @@ def _memory_request(framework: str | None, inference: bool, numbers: bool, size:
 def all_descriptions() -> frozenset[str]:
     """Every request text this module can write: the comment keeps code spans only in these."""
     texts = set(DESCRIPTIONS.values()) | set(FRAMEWORK_DESCRIPTIONS.values())
-    texts |= {_nccl_debug(same) for same in (False, True)} | {CKPT_LOADED_DEEPSPEED, CKPT_FSDP}
+    texts |= {_nccl_debug(*flags) for flags in itertools.product((False, True), repeat=2)}
+    texts |= {CKPT_LOADED_DEEPSPEED, CKPT_FSDP, PROFILE_INFERENCE}
     for framework in (*_BASELINE_CHANGE, None):
         for flags in itertools.product((False, True), repeat=5):
             texts.add(_memory_request(framework, *flags) or "")

@@ -34,7 +34,11 @@ _CHECKBOX = re.compile(r"^\s*[-*]\s*\[[ xX]\]\s*", re.M)
 # across issues, so they only blur the embedding. Whole lines only, so a reporter's sentence that
 # merely starts like one is kept.
 _TEMPLATE_LINES = re.compile(
-    r"^\s*(#+\s*|\*\*)?\s*("
+    # The whitespace before the heading is taken whole ("(?=(?P<lead>\s*))(?P=lead)", an atomic
+    # group: a heading never starts with whitespace, so no shorter take could match): read as two
+    # `\s*` around the optional "#", it was tried every way over a run of blank lines (cubic:
+    # 400 blank lines took 7 s, a few thousand would hold a worker for hours).
+    r"^(?=(?P<lead>\s*))(?P=lead)(?:#+|\*\*)?(?=(?P<gap>\s*))(?P=gap)("
     r"describe the bug|bug description|to reproduce|steps to reproduce( the behavior)?|"
     r"expected behaviou?r|actual behaviou?r|screenshots?|system info|ds_report output|"
     r"environment|additional context|launcher context|docker context|reproduction|"
@@ -55,7 +59,9 @@ _TEMPLATE_LINES = re.compile(
     r"to get oncall's attention to this issue\.?|ask a clear and concise question[^\n]*|"
     r"please ask your question here\.?|what speed or accuracy did you previously see\.?|"
     r"what speed or accuracy do you see after the update\.?|_no response_"
-    r")(\s*\([^()\n]{0,80}\))?\s*:?\s*(\*\*)?\s*$",  # "System info (please complete ...):"
+    # (the spaces after it, then after its colon, taken whole too)
+    # "System info (please complete ...):"
+    r")(\s*\([^()\n]{0,80}\))?(?=(?P<sp>[ \t]*))(?P=sp)(?::(?=(?P<sp2>[ \t]*))(?P=sp2))?(\*\*)?\s*$",
     re.I | re.M,
 )
 # Lines of a template the reporter left as they were: the example steps, the options of the
@@ -288,9 +294,15 @@ def _line_key(line: str) -> str:
     return re.sub(r"^\[?(rank|node)?\s*#\]?:?\s*", "", key)
 
 
+# Two or more blank lines in a row (spaces allowed), read as one: the template patterns start at
+# every line and take the blank lines before a heading, so a long run of them was scanned once
+# per line (quadratic: 8,000 blank lines took 2.4 s, 100 KB of them minutes).
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
+
+
 def clean(text: str) -> str:
     """Normalised, markup-free, template-free text, capped for the rule/environment parsers."""
-    text = strip_template(strip_markup(normalize(text)))
+    text = strip_template(_BLANK_RUN.sub("\n\n", strip_markup(normalize(text))))
     text = re.sub(r"\n{3,}", "\n\n", text)
     return _cap_middle(text.strip(), FULL_TEXT_CHARS)
 
