@@ -76,9 +76,8 @@ _NAMED_LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:launch|run)\b
                              r"accelerate launch|colossalai run|\bmpirun\b|\bhorovodrun\b|\bmp\.spawn\b",
                              re.I)
 # The job script attached ("Attached: output.txt and multinode_trainer.slurm.txt"): the launch
-# is in it.
-# (found by the file's extension, then "attach" on its line: a pattern for the file's whole name
-# backtracked through "1.1.1..." for 90 s on 100 KB)
+# is in it. Found by the file's extension, then "attach" on its line (``_job_script_attached``):
+# a pattern for the file's whole name backtracked through "1.1.1..." for 90 s on 100 KB.
 _JOB_SCRIPT = re.compile(r"\w\.(?:slurm|sbatch)\b", re.I)
 # "with several ranks" asked of a single-GPU run or of a build was read as not having read it
 ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
@@ -87,14 +86,14 @@ ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
 # neither searched nor matched against known errors -- by maintainers or by this bot.
 IMAGE_TRACEBACK = ("The error as text, copied from the terminal (the full traceback): a screenshot "
                    "cannot be searched or matched to known issues.")
-# On an AMD GPU the toolkit is ROCm: asking a ROCm report for CUDA versions was read as not having
-# read its title ("Installing on an AMD ROCm system", DeepSpeed#3091).
 # A report of a sentence or two that says something goes wrong and shows nothing of it ("My model
 # isn't compatible with GeminiDDP.", "Bug report."): what happened is the first thing a maintainer
 # asks for. Such reports were silent (no error mentioned, so no traceback request, and nothing
 # stated); maintainers reading them scored the silence below a one-line request (reads R4).
 BARE_TRACEBACK = ("What you see when it goes wrong, as text: the full error and traceback, or the "
                   "output that shows the problem.")
+# On an AMD GPU the toolkit is ROCm: asking a ROCm report for CUDA versions was read as not having
+# read its title ("Installing on an AMD ROCm system", DeepSpeed#3091).
 ROCM_VERSIONS = {
     "deepspeed": "The versions of DeepSpeed, PyTorch and ROCm (torch.version.hip).",
     "": "The versions of the framework, PyTorch and ROCm (torch.version.hip).",
@@ -114,11 +113,11 @@ _MANY_NODES = re.compile(r"hostfile|--node[_-]rank\b|--master[_-]addr\b|--rdzv[_
                          r"--nnodes[ =]+\$|\bsrun\b[^\n]{0,80}\s-N\s*\d|\s-H\s+[\w.-]+,|"
                          r"\bmulti[- ]?(?:node|machine|host)|\b(?:nodes|machines|hosts|servers)\b",
                          re.I)
-# Several nodes with their count and the GPUs per node in the command ("--nnodes=2
-# --nproc_per_node=1": pytorch#79388 was asked for both): what is left is the GPUs and the network.
 # Memory that runs out turns on the GPU's memory, not on how GPUs are connected: a blind audit read
 # "nvidia-smi topo -m" and "the network between them" asked of an OOM as moot (2 of 2).
 MEMORY_HARDWARE = "The GPU model and its memory, and the number of GPUs and nodes the job uses."
+# Several nodes with their count and the GPUs per node in the command ("--nnodes=2
+# --nproc_per_node=1": pytorch#79388 was asked for both): what is left is the GPUs and the network.
 NODES_GIVEN_HARDWARE = "The GPU model and the network between the nodes (InfiniBand, RoCE or Ethernet)."
 _ONE_NODE = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+1\b|--standalone\b", re.I)
 _NODE_COUNT = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+(?:\d+:)?(?:[2-9]|\d{2})", re.I)
@@ -495,8 +494,7 @@ def bare_report(text: str) -> bool:
     that something goes wrong and shows nothing else: no code, log or error text, no question,
     not a hang, a slowdown or a divergence, nor a report that says there is no error to show or
     that its log is attached."""
-    title, _, body = text.partition("\n")
-    body = body.strip()
+    body = text.partition("\n")[2].strip()
     return (len(body) < BARE_BODY_CHARS and "```" not in body and not _TRACE.search(text)
             and not _ASSERTION.search(text)
             and not _NOT_BARE.search(text) and not _NO_ERROR.search(text)
