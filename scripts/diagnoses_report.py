@@ -49,8 +49,10 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
                  "(the resolution is about the issue's other import, fixed by a newer release)"),
     ("import_name", "deepspeedai/DeepSpeed#2266"): (
         "right", "unresolved; typing.OrderedDict needs Python >= 3.7.2 (reporter on 3.6), R1.1"),
-    ("import_name", "deepspeedai/DeepSpeed#5649"): (
-        "right", "unresolved; setuptools 70 removed pkg_resources.packaging (title says so), R1.1"),
+    ("setuptools_packaging", "deepspeedai/DeepSpeed#5649"): (
+        "right", "unresolved; torch's cpp_extension.py (line 28, `from pkg_resources import "
+                 "packaging`) imported by DeepSpeed 0.14.2's setup under setuptools 70 (the "
+                 "title), the case the text names, R1.1"),
     ("import_name", "deepspeedai/DeepSpeed#5671"): (
         "right", "resolution: numpy < 2 or a DeepSpeed release without the stale import"),
     ("import_name", "hpcaitech/ColossalAI#104"): (
@@ -232,17 +234,17 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
         "right", "unresolved; pydantic 2's warning of the renamed keys, then `import deepspeed` "
                  "fails, labels R1.1 (a version mismatch)"),
     ("ds_pydantic2", "deepspeedai/DeepSpeed#4839"): (
-        "right", "unresolved; the title: DeepSpeed with pydantic 2.5.2, whose warning shows "
-                 "pydantic 2 building DeepSpeed's pydantic-1 config classes, labels R1.1"),
+        "right", "unresolved; the title: DeepSpeed 0.12.5 with pydantic 2.5.2, whose warning shows "
+                 "pydantic 2 building pydantic-1 config classes, which 0.12.5 builds with "
+                 "pydantic.v1: the text says so (other code than that release's, not an "
+                 "upgrade); on the tracker the reporter could not reproduce it in a fresh "
+                 "environment, labels R1.1"),
     ("llama_tokenizer_name", "hpcaitech/ColossalAI#3334"): (
         "right", "resolution: the tokenizer class renamed to match the checkpoint config's "
                  "spelling (in a Transformers fork), then it loaded: the mismatch the text names"),
     ("llama_tokenizer_name", "hpcaitech/ColossalAI#3372"): (
         "right", "unresolved; the same message with a llama-7b-hf checkpoint converted before the "
                  "class's release, labels R3.4"),
-    ("megatron_old_arg", "NVIDIA/Megatron-LM#66"): (
-        "right", "the reporter renamed --batch-size to --micro-batch-size in generate_text.sh, as "
-                 "the message says, and got past it (the KeyError after it is another problem)"),
     ("megatron_data_prefix", "NVIDIA/Megatron-LM#119"): (
         "right", "unresolved; the path given is a folder ('the folder is there'), not the prefix "
                  "of a .bin/.idx pair, the case the text names, labels R3.2 (paths)"),
@@ -255,9 +257,6 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("megatron_local_rank", "deepspeedai/DeepSpeed#3408"): (
         "right", "unresolved; nodes with 2 and 4 GPUs, the case the text names: Megatron's rank % "
                  "device count against the launcher's local rank"),
-    ("autotp_kernel_inject", "deepspeedai/DeepSpeed#3174"): (
-        "right", "unresolved; replace_with_kernel_inject=True, as the text says, got past it (a "
-                 "kernel error on the T4 after it is another problem)"),
     ("ds_onebit_zero", "deepspeedai/DeepSpeed#5046"): (
         "right", "unresolved; OneBitAdam in the Trainer's DeepSpeed config with ZeRO on, "
                  "DeepSpeed's own refusal, labels R3.4 (incompatible features)"),
@@ -273,6 +272,70 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
     ("colossalai_run_ssh", "hpcaitech/ColossalAI#5213"): (
         "right", "unresolved; paramiko cannot read the key ('not a valid RSA private key file'), "
                  "the maintainers asked about passwordless ssh, as the text says, labels R2.3"),
+    ("cub_missing", "hpcaitech/ColossalAI#2183"): (
+        "right", "resolution: an old CUDA 10.1 toolkit shadowed CUDA 12; with CUDA 12 first on PATH "
+                 "the kernels compiled, the cause the text names"),
+    ("ds_pydantic2_field", "deepspeedai/DeepSpeed#5400"): (
+        "right", "unresolved; DeepSpeed 0.7.7's BaseQuantConfig refused by pydantic 2's "
+                 "_model_construction (the traceback's), whatever pip showed: labels R1.1"),
+    **{("horovod_old_api", f"horovod/horovod#{n}"): (
+        "right", "resolution: the function existed only on master, whose example was run on a "
+                 "release: the release matching the example, or a build from source") for n in
+       (376, 1016)},
+    ("colossalai_moved", "hpcaitech/ColossalAI#5394"): (
+        "right", "resolution: Colossal-LLaMA-2 needs colossalai.accelerator, which an install from "
+                 "main has"),
+    **{("colossalai_moved", f"hpcaitech/ColossalAI#{n}"): (
+        "right", "unresolved; an example or application importing a module that the installed "
+                 "release lacks (moved, removed or not yet released), labels S1 1.2") for n in
+       (3535, 3540, 3546, 4032, 4881)},
+    ("flash_attn_sm80", "hpcaitech/ColossalAI#1936"): (
+        "right", "resolution: FlashAttention needs supported head sizes and GPUs (an RTX 3090 "
+                 "here); left disabled, as the text says"),
+    ("rdzv_join_timeout", "pytorch/pytorch#80772"): (
+        "right", "unresolved; rank 0 timed out because the other pods failed to reach the store, "
+                 "as their own output shows, a case the text names"),
+    ("data_parallel_replica", "deepspeedai/DeepSpeed#745"): (
+        "right", "resolution: local_rank -1 made the script wrap DeepSpeed in DataParallel over "
+                 "the GPUs; one process per GPU fixed it"),
+    ("no_grad_fn", "deepspeedai/DeepSpeed#688"): (
+        "right", "unresolved; the pipeline's activation checkpointing of a layer whose input "
+                 "needs no gradient, the reentrant case the text names, labels R4.4"),
+    ("no_grad_fn", "hpcaitech/ColossalAI#5004"): (
+        "right", "unresolved; the loss comes out of Colossal-AI's LazyInitContext as a LazyTensor "
+                 "without history, the framework case the text says to report, labels R4.2"),
+    ("checkpoint_recompute", "pytorch/pytorch#159359"): (
+        "right", "unresolved; FSDP2 skips its mixed-precision cast during the recomputation "
+                 "(bf16 saved, fp32 recomputed), the framework case the text names"),
+    ("zero_to_fp32_files", "deepspeedai/DeepSpeed#1793"): (
+        "unverified", "unresolved; 4 files where the first says 1: which of the causes named "
+                      "(mixed saves, model parallelism) nothing says"),
+    ("ds_optimizer_name", "deepspeedai/DeepSpeed#4042"): (
+        "right", "resolution: CPU Adam comes from type Adam with optimizer offload, not from "
+                 "naming cpu_adam, as the text says"),
+    ("ds_config_validation", "deepspeedai/DeepSpeed#2890"): (
+        "right", "unresolved; init_inference's `tp` given a value that is not a dict (pydantic's "
+                 "list), the case the text names"),
+    ("ds_config_validation", "deepspeedai/DeepSpeed#4435"): (
+        "unverified", "unresolved; the title's 2 validation errors for DeepSpeedInferenceConfig, "
+                      "the fields not shown"),
+    **{("colo_init_context", f"hpcaitech/ColossalAI#{n}"): (
+        "right", "unresolved; Lightning's colossalai strategy with the model built in __init__, "
+                 "outside configure_sharded_model, as its docstring requires, labels R3.1") for n in
+       (2501, 2857)},
+    ("zero_optim_wrapper", "hpcaitech/ColossalAI#3423"): (
+        "unverified", "unresolved; Coati's gemini-cpu strategy made the calls (reproduced on Linux "
+                      "too): the application case the text says to report"),
+    ("nccl_ib_retry", "deepspeedai/DeepSpeed#2931"): (
+        "right", "unresolved; NCCL 2.14.3's IB plugin gets status 12 from the peer at 10.226.98.98 "
+                 "during 2-node inference, then NCCL takes the process down: the retry-exceeded "
+                 "case the text names, which of its causes nothing says"),
+    # No longer matched: the report says it got past the error (``diagnoses._got_past``), so the
+    # diagnosis would answer what is solved. Megatron-LM#66 (megatron_old_arg: "After renaming
+    # the argument in generate_text.sh it goes further"), Megatron-LM#992 (megatron_dist_ckpt:
+    # "When I manually set use_legacy_models = False, I get a different error") and
+    # DeepSpeed#3174 (autotp_kernel_inject: "When I switch to `replace_with_kernel_inject=True`,
+    # I get the #1301 error instead"), each right before, by doing what the text says.
 }
 
 # Tried and dropped, with the reason (measured with this script's --candidates).
@@ -373,6 +436,18 @@ CANDIDATES: dict[str, tuple[str, str]] = {
     "cuda_device_busy": (r"CUDA-capable device\(s\) is/are busy or unavailable", "0; an exclusive "
                          "compute mode with another process on the GPU, a GPU in a bad state or a "
                          "container's device setup: the message does not say which"),
+    "nccl_unhandled_cuda_error": (r"unhandled cuda error", "4, causes mixed: an NCCL built for "
+                                  "another CUDA, an NCCL bug fixed by upgrading (2), a network "
+                                  "interface: NCCL's WARN line says which CUDA call failed"),
+    "pip_incompatible": (r"requires [^\n]{1,80}, but you have [^\n]{1,80} which is incompatible",
+                         "1; pip's resolver warning, right there, but printed about unrelated "
+                         "packages in many installs that work"),
+    "moe_dp_group": (r"No parameters found in moe_dp_group", "1, unresolved: no parameter was taken "
+                     "for an expert's (Colossal-AI's MoE plugin), and why (the model's layers, "
+                     "LoRA, the policy) the message does not say"),
+    "fsdp_same_requires_grad": (r"expects all parameters to have same requires_grad", "1, named "
+                                "as avoided in a report about memory: diagnosing it would answer "
+                                "another question (FSDP 1.11's form of fsdp_uniform_grad)"),
 }
 
 

@@ -153,3 +153,13 @@ def test_an_issue_closed_into_the_index_keeps_its_errors_ids() -> None:
                         state="closed", state_reason="completed")
     assert live.add_closed_issue(index, HashingEmbedder(), closed, BUILD, "DS_BUILD_AIO=0 fixed it")
     assert {i.number: i.diagnoses for i in index.items}[9001] == ("libaio_missing",)
+
+
+def test_an_issue_the_report_names_is_not_linked_back() -> None:
+    engine = Engine(index_of(RECORDS), HashingEmbedder())
+    body = f"pip install deepspeed ends with\n```\n{AIO}\n```\n"
+    linked = engine.triage(Issue(repo=DS, title="Installing 0.14 breaks", body=body)).similar
+    assert [s.number for s in linked] == [3211]  # the same error vouches for it
+    again = Issue(repo=DS, title="Installing 0.14 breaks",
+                  body=body + "Like #3211, but its fix did not help.")
+    assert engine.triage(again).similar == []

@@ -17,7 +17,9 @@ aliases). The shared issues are short rewrites, so errors frequent on the tracke
 none of them: such an entry is kept for its message alone, tested on the real message and on
 a near miss that reads alike (``tests/domain/test_diagnoses.py``), and never states a label
 (``states`` needs >= 3 measured matches). Signatures that were tried and dropped are listed in
-the script, with why.
+the script, with why. An error the report says it got past, just after quoting it ("After
+renaming the argument it goes further", "I got past that"), is not diagnosed (``_got_past``):
+the text would answer what the reporter already solved.
 
 Measured (matched issues / right, by the annotators' labels and the resolution text):
 
@@ -33,6 +35,8 @@ libaio_missing        4        4      S1 4/4, 1.1 4/4 -> stated (1 confirmed by 
                                        3 by DeepSpeed's own refusal of the op)
 nccl_header_missing   2        2      S1 2/2, 1.1 2/2 (1 resolved by the NCCL build for the CUDA
                                        release, 1 unresolved with R1.3, a missing dependency)
+cub_missing           1        1      S1, 1.1 (resolution: an old CUDA 10.1 toolkit first on PATH;
+                                       certain: CUB ships with the toolkit from CUDA 11.0)
 nccl_too_old          1        1      S1, 1.1, R1.1 (unresolved; the 2.4 API, labels R1.1)
 build_without_torch   2        2      S1 2/2, 1.1 2/2, R1.2 2/2 (certain: the setup's own check of
                                        torch; DeepSpeed on Windows, Colossal-AI with CUDA_EXT=1)
@@ -42,14 +46,20 @@ jit_build_failed      7        7      S1 7/7, 1.1 7/7 (2 resolved by another CUD
 torch_abi             2        2      S1 2/2
 glibcxx               0        -      (certain: the loader names the missing runtime version)
 cuda_library_missing  0        -      (certain: the loader names the missing CUDA library)
-import_name           12       12     S1 11/12, R1.1 11/12, F2 8/8  -> stated (1.2: 10/12)
+setuptools_packaging  1        1      S1 1/1, R1.1 1/1 (certain: the import names both; the 1
+                                       DeepSpeed 0.14.2's setup importing torch's cpp_extension
+                                       under setuptools 70, unresolved)
+import_name           11       11     S1 10/11, R1.1 10/11, F2 8/8  -> stated (1.2: 10/11)
 shadowed_package      1        1      (certain: Python's import names the module; the 1 a user
                                        script named deepspeed.py)
 torch_six             0        -      (certain: removed in PyTorch 2.0)
 numpy_alias           0        -      (certain: removed in NumPy 1.24, the message says so)
 numpy2_abi            0        -      (certain: the message says so)
 ds_pydantic2          3        3      S1 3/3, 1.2 3/3, R1.1 3/3 (pydantic 2's own warning on
-                                       DeepSpeed's pydantic-1 config; not stated: all 3 unresolved)
+                                       DeepSpeed's pydantic-1 config; not stated: all 3 unresolved;
+                                       DeepSpeed#4839 shows 0.12.5: told it is not that code)
+ds_pydantic2_field    1        1      S1, 1.2, R1.1 (pydantic 2's refusal of DeepSpeed 0.7.7's
+                                       config classes as they are imported; unresolved)
 apex_extensions       0        -      (certain: both modules exist only as Apex's CUDA build)
 grad_accum_fusion     1        1      (certain: Megatron's check names the extension; the 1
                                        unresolved, labels R1.3, a missing component)
@@ -65,12 +75,21 @@ llama_tokenizer_name  2        2      S3 2/2, 3.1 2/2 (1 resolved by matching th
                                        1 unresolved)
 te_mpi_bootstrap      1        1      (certain: Megatron's own warning; the 1 unresolved, its twin
                                        Megatron-LM#608 answered "launch through MPI (PMIx)")
+megatron_tp_overlap   0        -      (certain: Megatron's own check; the 1 shared issue quotes the
+                                       raising code, not the message, and is not matched)
 cuda_max_connections  0        -      (certain: Megatron's own check names the variable)
-megatron_old_arg      1        1      (certain: Megatron's check names the successor; the 1 got
-                                       past it so)
+megatron_old_arg      0        -      (certain: Megatron's check names the successor; the 1 shared
+                                       issue says it got past it so, and is not diagnosed)
+megatron_dist_ckpt    0        -      (certain: Megatron's own check names both options; the 1
+                                       shared issue says it got past it, and is not diagnosed)
 horovod_extension     0        -      (certain: Horovod's own check names the unbuilt extension)
 horovod_controller    1        1      S1 1/1, R1.2 1/1 (resolution: a rebuild with MPI or Gloo)
+horovod_old_api       2        2      S1 2/2, 1.2 2/2, R1.1 2/2, F2 2/2 (both resolved: an example
+                                       of master run on a release)
 colossalai_kernels    4        4      S1 4/4, 1.2 3/4 (unresolved; labels R1.3, a missing part)
+colossalai_moved      6        6      S1 6/6, 1.2 6/6  -> stated (1 resolved by an install from
+                                       main, 5 unresolved, a module the release lacks; root causes
+                                       vary, R1.4 2, R1.1 2, so none implied)
 cpu_adam_not_built    1        1      S3 (the error hides an earlier one; the other shared
                                        issue's, an empty parameter list, is diagnosed itself)
 no_kernel_image       0        -      (certain: the message says so)
@@ -78,6 +97,8 @@ no_gpu_visible        0        -      (certain: the message says so)
 driver_too_old        0        -      (certain: the message says so)
 torch_cpu_build       0        -      (certain: torch.cuda's own check of the build)
 needs_ampere          0        -      (certain: the message names the GPU generation)
+flash_attn_sm80       1        1      (certain: FlashAttention 1.x's own check; the 1 an RTX 3090,
+                                       resolved by leaving it off)
 bf16_unsupported      0        -      (certain: the frameworks' own check of the device)
 ds_fp16_unsupported   1        1      (certain: DeepSpeed's own check of its accelerator; the 1 is
                                        its CPU accelerator, unresolved, a case the text names)
@@ -109,17 +130,21 @@ colossalai_run_ssh    2        2      S2 2/2, 2.1 2/2, R2.3 2/2 (certain: parami
                                        in, printed by the runner; both unresolved)
 invalid_ordinal       0        -      (certain: CUDA's own check of the device index)
 megatron_local_rank   1        1      S2 (certain: Megatron's own check; the 1 nodes with 2 and 4
-                                       GPUs)
+                                       GPUs, under the deepspeed launcher)
 lightning_gpu_ids     0        -      (certain: Lightning's own check lists the visible GPUs)
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
 gloo_ifname           1        1      S2, R2.3 (certain: Gloo names the interface it did not find)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
 too_many_open_files   0        -      (certain: the DataLoader's and the OS's own message)
 nccl_cuda_oom         0        -      (certain: NCCL's own allocation, named in its warning)
+nccl_ib_retry         1        1      (certain: NCCL's own warning gives the verbs status; the 1
+                                       2-node inference, unresolved, which cause unsaid)
 rendezvous_timeout    1        1      (S3 by its labels: ranks slowed by a CPU-heavy init)
 store_connect         3        3      S2 3/3, 2.2 3/3 (certain: the store's client names the
                                        address; the 3 unresolved, node 0 not hosting the store, 2
                                        on a VirtualBox address)
+rdzv_join_timeout     1        1      S2 1/1 (certain: torchrun's join deadline; the 1 unresolved,
+                                       the other pods not reaching the store)
 dist_not_initialized  0        -      (certain: the message says so; it may hide an earlier error)
 dist_init_required    1        1      S2 (certain: DeepSpeed's own check names the option)
 dist_init_twice       0        -      (certain: init_process_group's own check)
@@ -140,8 +165,17 @@ ddp_ready_twice       0        -      (certain: the reducer's message names both
 ddp_no_grad_params    0        -      (certain: DDP's own check)
 ddp_device_ids        0        -      (certain: DDP's own check, the message lists the devices)
 ddp_wrapper_attr      0        -      (certain: the message names DDP, which forwards no attribute)
+data_parallel_replica 1        1      (certain: DataParallel's re-raise; the 1 resolved by one
+                                       process per GPU)
+no_grad_fn            2        2      S4 2/2 (certain: autograd's own check; a reentrant checkpoint
+                                       and a framework's lazy tensor, causes the text names, both
+                                       unresolved)
+checkpoint_recompute  1        1      S4 (certain: checkpoint's own check; the 1 FSDP2's cast
+                                       skipped in the rerun)
 zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
+zero_to_fp32_files    1        0      (certain: the script's own count; the 1 unverified: which
+                                       cause, unsaid)
 size_mismatch         1        1      (certain: load_state_dict's check; the 1 is a model sharded
                                        before the full weights were loaded, a cause it names)
 megatron_ckpt_args    1        1      (certain: Megatron's own check names the argument; the 1 a
@@ -160,6 +194,10 @@ pipeline_train_batch  0        -      (certain: the pipeline engine's own refusa
 zero_no_sync          0        -      (certain: DeepSpeed's own check names both)
 offload_optimizer     0        -      (certain: DeepSpeed's own check names the options)
 zero_untested_optim   0        -      (certain: DeepSpeed's own check names the option)
+ds_optimizer_name     1        1      (certain: DeepSpeed's own check; the 1 resolved: type Adam
+                                       with offload)
+ds_config_validation  2        1      (certain: DeepSpeed's pydantic check lists the fields; 1
+                                       right, a tp not a dict; 1 unverified, its fields not shown)
 ds_onebit_zero        1        1      (certain: DeepSpeed's own check names both)
 ds_config_missing     0        -      (certain: deepspeed.initialize's own check)
 ds_config_twice       0        -      (certain: deepspeed.initialize's own check)
@@ -178,6 +216,10 @@ fsdp_uniform_dtype    0        -      (certain: FSDP's own check names both dtyp
 fsdp_uniform_grad     0        -      (certain: FSDP's own check)
 shardformer_policy    0        -      (certain: the message names the class without a policy)
 colossal_zero_fp32    0        -      (certain: the plugin's own check)
+colo_init_context     2        2      S3 2/2 (certain: Colossal-AI's own check; both Lightning's
+                                       strategy with the model built in __init__, unresolved)
+zero_optim_wrapper    1        0      (certain: Colossal-AI's own check; the 1 unverified, an
+                                       application's calls)
 optimizer_no_params   1        1      (certain: torch's own check; the 1 is pipeline stages
                                        holding only frozen layers, a cause it names)
 trainer_no_loss       0        -      (certain: the Trainer's own check lists the batch's keys)
@@ -185,7 +227,8 @@ trainer_quantized     0        -      (certain: the Trainer's own check)
 unscale_fp16          0        -      (certain: GradScaler's check of the gradients' dtype)
 loss_scale_minimum    0        -      (certain: DeepSpeed's own message at the minimum scale)
 inference_tensor      0        -      (certain: PyTorch's own check of inference tensors)
-autotp_kernel_inject  1        1      S5 (certain: DeepSpeed's own check names the way out)
+autotp_kernel_inject  0        -      (certain: DeepSpeed's own check names the way out; the 1
+                                       shared issue says it got past it so, and is not diagnosed)
 sigkill               5        5      (stages differ: S3, S4, S5; 2 confirmed by the resolution,
                                        3 by a resource root cause or memory symptom label)
 sigbus                3        1      S4 3/3 (1 resolved by a larger --shm-size, 2 unverified:
@@ -217,6 +260,10 @@ VALUE_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType({
     "torch_cuda": re.compile(r"\d{1,2}\.\d{1,2}"),
     "nvcc_cuda": re.compile(r"\d{1,2}\.\d{1,2}"),
     "package": re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}"),
+    # a DeepSpeed release from 0.11.2 on, and no other: the only one ``ds_pydantic2`` quotes, as
+    # a release that never hands pydantic 2 its pydantic-1 config classes (``_ds_release``)
+    "ds_after_shim": re.compile(r"0\.11\.(?:[2-9]|[1-9]\d)|0\.(?:1[2-9]|[2-9]\d)\.\d{1,3}"
+                                r"|[1-9]\d?\.\d{1,3}\.\d{1,3}"),
 })
 _Q = r"""['"‘’`]?"""  # rewritten and pasted reports quote names with any of these, or none
 _LAUNCHER_VARS = r"(?:RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)"
@@ -276,19 +323,21 @@ class Signature:
         if any(not w or w != _fold(w) or "\n" in w for w in self.words):
             raise ValueError(f"words must be lower case, on one line: {self.words}")
 
-    def search(self, text: str, folded: str | None = None) -> re.Match[str] | None:
-        """The regex's first match in ``text``; ``folded`` (``_fold(text)``) lets the words
-        narrow the search, without it the whole text is searched."""
+    def search(self, text: str, folded: str | None = None, pos: int = 0) -> re.Match[str] | None:
+        """The regex's first match in ``text`` that starts at ``pos`` or later (as
+        ``regex.search(text, pos)``); ``folded`` (``_fold(text)``) lets the words narrow the
+        search, without it the whole text is searched."""
         if folded is None or not self.words:
-            return self.regex.search(text)
+            return self.regex.search(text, pos)
         # The words' places in order, each tried once: the first match found is the one a plain
         # search would stop at. A search that starts past 0 still sees what precedes it (``\b``,
         # look-behinds); one that ends at a newline sees what the newline would show.
-        tried = -1  # every start (with lead=None, every line) up to here was tried
-        for at in heapq.merge(*(_occurrences(folded, word) for word in self.words)):
+        tried = pos - 1  # every start (with lead=None, every line) up to here was tried
+        for at in heapq.merge(*(_occurrences(folded, word, pos) for word in self.words)):
             if self.lead is None:
                 if at > tried:
-                    start, tried = folded.rfind("\n", 0, at) + 1, _line_end(folded, at)
+                    start = max(pos, folded.rfind("\n", 0, at) + 1)
+                    tried = _line_end(folded, at)
                     if (match := self.regex.search(text, start, tried)) is not None:
                         return match
                 continue
@@ -299,8 +348,8 @@ class Signature:
         return None
 
 
-def _occurrences(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
+def _occurrences(text: str, word: str, start: int = 0) -> Iterator[int]:
+    at = text.find(word, start)
     while at >= 0:
         yield at
         at = text.find(word, at + 1)
@@ -334,7 +383,8 @@ class Diagnosis:
     ``unless`` must not (a port clash outside a rendezvous, a kill after a collective timeout);
     ``verify`` (if set) must accept the match, for what a regex cannot weigh (how many of two
     lists of keys pair up).
-    ``text`` is shown as is; ``detailed`` instead when every value it names was quoted.
+    ``text`` is shown as is; ``detailed`` instead when every value it names was quoted, from
+    the match or, by ``from_env``, from the report's setup (DeepSpeed's release).
     ``implies``: the taxonomy ids the mechanism implies (what the report script measures);
     ``states``: the dimensions whose implied id may be stated when the classifier does not
     state it, only those measured >= 0.9 over >= 3 matched issues. ``moot``: the requests
@@ -356,6 +406,9 @@ class Diagnosis:
     moot: frozenset[str] = frozenset()
     same_problem: bool = False
     verify: Callable[[re.Match[str]], bool] | None = None
+    # the values it quotes from the report's setup (``Environment``), added by ``diagnose`` and
+    # checked as the match's are (``values_of``): what a ``detailed`` text may say instead
+    from_env: Callable[[Environment], Mapping[str, str | None]] | None = None
     # says only that something failed, not why: shown when no other diagnosis explains the report
     # (beside the CUDA mismatch that broke the build, "the compile failed" is noise)
     generic: bool = False
@@ -368,6 +421,24 @@ class Diagnosis:
 def _re(pattern: str, flags: int = re.I, words: tuple[str, ...] = (),
         lead: int | None = 0) -> Signature:
     return Signature(re.compile(pattern, flags), words, lead)
+
+
+def _ds_release(env: Environment) -> dict[str, str | None]:
+    """DeepSpeed's release as the report's setup shows it, as major.minor.patch ("0.12.5+abc"
+    reads "0.12.5"); ``VALUE_PATTERNS`` keeps it only from 0.11.2 on."""
+    found = (re.match(r"\d{1,2}\.\d{1,3}\.\d{1,3}(?![\d.])", env.framework_version or "")
+             if env.framework == "deepspeed" else None)
+    return {"ds_after_shim": found[0] if found else None}
+
+
+# What ``ds_pydantic2`` and ``ds_pydantic2_field`` say instead of "upgrade" when the report shows a
+# DeepSpeed release that never hands pydantic 2 its pydantic-1 classes (see the first's comment).
+_PYDANTIC_NOT_THIS_RELEASE = (
+    "{what}. DeepSpeed {{ds_after_shim}}, the release this report shows, never has pydantic 2 "
+    "build such classes (from 0.11.2 they go to `pydantic.v1`, from 0.15 they are pydantic "
+    "2's). So the code raising this is not that release's: a stale or second install first on "
+    "the path (compare `deepspeed.__file__` with the traceback's paths), or another package's "
+    "pydantic-1 model.")
 
 
 DIAGNOSES: tuple[Diagnosis, ...] = (
@@ -486,6 +557,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"traceback", "repro", "config", "hardware", "launcher_command"}),
         same_problem=True,
     ),
+    # CUB's headers ship with the CUDA toolkit itself from CUDA 11.0 on (NVIDIA's CUB README;
+    # before, a separate download that PyTorch's build takes from ``CUB_INCLUDE_DIR``); kernels that
+    # include them (Colossal-AI's ``moe_cuda_kernel.cu``, PyTorch's own) fail to compile with an older
+    # ``nvcc``.
+    Diagnosis(
+        "cub_missing",
+        _re(r"cub/cub\.cuh:? No such file or directory", 0, words=("cub/cub.cuh",)),
+        "`cub/cub.cuh` comes with the CUDA toolkit from CUDA 11.0 on, and the compiler did not "
+        "find it: the `nvcc` that builds the extension is from an older toolkit, often an old "
+        "one found first on `PATH` or named by `CUDA_HOME`. Check `which nvcc` and `nvcc "
+        "--version`, then point `CUDA_HOME` and `PATH` at a CUDA 11 or later toolkit matching "
+        "`torch.version.cuda`, and build again.",
+        implies={"stage": "S1", "symptom": "1.1"},
+        moot=frozenset({"build_log", "traceback", "repro", "config", "hardware",
+                        "launcher_command"}),
+        same_problem=True,
+    ),
     # ncclCommGetAsyncError arrived in NCCL 2.4.
     Diagnosis(
         "nccl_too_old",
@@ -578,12 +666,38 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"build_log", "repro", "config", "hardware"}),
         same_problem=True,
     ),
+    # setuptools 70.0 to 70.3 dropped ``pkg_resources.packaging`` (``pkg_resources/__init__.py``
+    # imports ``pkg_resources.extern.packaging``'s modules under other names; 71 to 81 bind
+    # ``packaging`` there again by ``import packaging.version``, checked on each wheel; 82 has no
+    # ``pkg_resources``, another message). PyTorch before 2.2 imports it at the top of
+    # ``torch/utils/cpp_extension.py`` (``from pkg_resources import packaging``, line 28 in
+    # 2.1.2; 2.2.0 imports ``torch.torch_version``'s ``Version``), which DeepSpeed's and
+    # Colossal-AI's builds import (DeepSpeed#5649: ``op_builder/builder.py``,
+    # ``installed_cuda_version``). Before ``import_name``, which skips this import: "install
+    # the release the code was written for" would say a newer pkg_resources.
+    Diagnosis(
+        "setuptools_packaging",
+        _re(rf"cannot import name {_Q}packaging{_Q},? from {_Q}pkg_resources\b", 0,
+            words=("cannot import name ",)),
+        "setuptools 70.0 to 70.3 has no `pkg_resources.packaging`, which the code imports: "
+        "PyTorch before 2.2 does in `torch/utils/cpp_extension.py`, which DeepSpeed's and "
+        "Colossal-AI's builds import. In the environment that builds or runs it, run `pip "
+        "install \"setuptools<70\"` (71 to 81 have it again; if pip builds the package in "
+        "isolation, install the package with `--no-build-isolation`), or use PyTorch 2.2 or later, "
+        "which no longer imports it.",
+        implies={"stage": "S1", "root_cause": "R1.1"},
+        moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro",
+                        "nccl_debug"}),
+        same_problem=True,
+    ),
     # "from partially initialized module" is a circular import (often a local file named like
-    # the package), not another release.
+    # the package), not another release. Not setuptools 70's missing ``pkg_resources.packaging``
+    # (``setuptools_packaging``): another error of the report is still read.
     Diagnosis(
         "import_name",
-        _re(rf"\bcannot import name {_Q}\w+{_Q}(?![^\n]{{0,80}}(?:partially initiali[sz]ed|"
-            rf"circular import))(?:,? from {_Q}(?P<package>\w+)[\w.]*)?",
+        _re(rf"\bcannot import name {_Q}(?!packaging{_Q},? from {_Q}pkg_resources\b)\w+{_Q}"
+            rf"(?![^\n]{{0,80}}(?:partially initiali[sz]ed|circular import))"
+            rf"(?:,? from {_Q}(?P<package>\w+)[\w.]*)?",
             words=("cannot import name",)),
         "The installed package does not provide a name the code imports, so the code was "
         "written for another release of it (often a newer one than the latest on PyPI, or an "
@@ -654,20 +768,58 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     ),
     # Pydantic 2's check of a model's config (``pydantic/_internal/_config.py``,
     # ``check_deprecated``) warns of the keys it renamed. These two are the config of DeepSpeed's
-    # ``DeepSpeedConfigModel`` (``deepspeed/runtime/config_utils.py``), written for pydantic 1
-    # before 0.12 (``pydantic<2`` required in 0.10 and 0.11; its ``pydantic.v1`` shim from 0.12,
-    # pydantic 2 itself from 0.15), whose classes then fail to build. Only with DeepSpeed's code
-    # in the report.
+    # ``DeepSpeedConfigModel`` (``deepspeed/runtime/config_utils.py``), written for pydantic 1,
+    # whose classes then fail to build. Only DeepSpeed before 0.11.2 hands them to pydantic 2
+    # (``pydantic<2`` required up to 0.11.1): from 0.11.2 (PR #4407, tags v0.11.2 and v0.12.0)
+    # it imports pydantic through its ``deepspeed/pydantic_v1.py`` shim, ``pydantic.v1`` under
+    # pydantic 2, and from 0.15.0 (PR #5167) it is written for pydantic 2. So a report showing
+    # 0.11.2 or later (``_ds_release``: DeepSpeed#4839, 0.12.5, which its reporter could not
+    # reproduce in a fresh environment) runs other code than that release's, and is told so
+    # (``detailed``) instead of to upgrade. Only with DeepSpeed's code in the report.
     Diagnosis(
         "ds_pydantic2",
         _re(r"Valid config keys have changed in V2:\s{1,4}\* 'allow_population_by_field_name' has "
             r"been renamed to '(?:populate|validate)_by_name'\s{1,4}\* 'validate_all' has been "
             r"renamed", 0, words=("valid config keys have changed in v2:",)),
-        "Pydantic 2 is installed, and this DeepSpeed release's config classes were written for "
-        "pydantic 1 (pydantic 2's warning lists their config keys it renamed); the error that "
-        "follows comes from that. DeepSpeed works with pydantic 2 from release 0.12 on: upgrade "
-        "DeepSpeed, or install `pydantic<2` for the release you have.",
+        "Pydantic 2 is building DeepSpeed config classes written for pydantic 1 (its warning "
+        "lists their renamed keys), and the error that follows comes from that. DeepSpeed "
+        "before 0.11.2 needs `pydantic<2`: install it, or upgrade DeepSpeed (0.11.2 reads "
+        "pydantic 2 through `pydantic.v1`). If yours is 0.11.2 or later, the code raising this "
+        "is not its own: a stale or second install first on the path (compare "
+        "`deepspeed.__file__` with the traceback's paths).",
+        detailed=_PYDANTIC_NOT_THIS_RELEASE.format(
+            what="Pydantic 2 warns of config keys it renamed: it is building classes written "
+            "for pydantic 1"),
         context=_re(r"\bdeepspeed[./\\]\w", 0, words=("deepspeed",)),
+        from_env=_ds_release,
+        implies={"stage": "S1", "symptom": "1.2", "root_cause": "R1.1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
+    # Pydantic 2's refusal of a model field without a type annotation
+    # (``pydantic/_internal/_model_construction.py``, ``inspect_namespace``), raised by DeepSpeed's
+    # pydantic-1 config classes as they are imported (``deepspeed/inference/config.py``,
+    # ``BaseQuantConfig``'s ``enabled = True``, 0.7 to 0.11). Only with DeepSpeed's code in the
+    # report, as ``ds_pydantic2``.
+    Diagnosis(
+        "ds_pydantic2_field",
+        _re(r"PydanticUserError: A non-annotated attribute was detected", 0,
+            words=("pydanticusererror: a non-annotated attribute was detected",)),
+        "Pydantic 2 refuses an unannotated field of DeepSpeed config classes written for "
+        "pydantic 1. DeepSpeed before 0.11.2 needs `pydantic<2`: install it where the job runs "
+        "(`python -c \"import pydantic; print(pydantic.VERSION)\"` there), or upgrade "
+        "DeepSpeed. If yours is 0.11.2 or later, the code raising this is not its own: a stale "
+        "or second install first on the path (compare `deepspeed.__file__` with the "
+        "traceback's paths).",
+        detailed=_PYDANTIC_NOT_THIS_RELEASE.format(
+            what="Pydantic 2 refuses an unannotated field of a config class written for "
+            "pydantic 1"),
+        context=_re(r"\bdeepspeed[./\\]\w", 0, words=("deepspeed",)),
+        from_env=_ds_release,
+        # pydantic 2's warning before it says the same, ``ds_pydantic2``
+        unless=_re(r"Valid config keys have changed in V2:", 0,
+                   words=("valid config keys have changed in v2:",)),
         implies={"stage": "S1", "symptom": "1.2", "root_cause": "R1.1"},
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
                         "config", "repro"}),
@@ -845,8 +997,10 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`LlamaTokenizer.from_pretrained`), or use a checkpoint converted with a released "
         "Transformers.",
         implies={"stage": "S3", "symptom": "3.1"},
-        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
-                        "config", "repro"}),
+        # the fix is the file's one line whatever the versions (ColossalAI#3334 was asked for
+        # ``colossalai check -i`` beside it)
+        moot=frozenset({"versions", "cuda", "hardware", "ds_report", "nccl_debug",
+                        "launcher_command", "config", "repro"}),
         same_problem=True,
     ),
     # Megatron's ``_initialize_tp_communicators`` (``megatron/training/initialize.py``): with
@@ -861,6 +1015,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "--mpi=pmix`), with a PyTorch that has the MPI backend. Or upgrade Transformer Engine "
         "to 1.9 or later, which Megatron-LM bootstraps through NCCL or Gloo "
         "(`--tp-comm-bootstrap-backend`), or train without `--tp-comm-overlap`.",
+        moot=frozenset({"hardware", "ds_report", "config", "repro", "nccl_debug"}),
+        same_problem=True,
+    ),
+    # Megatron's ``_initialize_tp_communicators`` (``megatron/training/initialize.py``): with
+    # ``--tp-comm-overlap``, importing ``yaml`` or ``transformer_engine.pytorch`` failed. The raised
+    # message only (``RuntimeError: ``), not the code that raises it, which reports quote.
+    Diagnosis(
+        "megatron_tp_overlap",
+        _re(r"RuntimeError: Tensor Parallel Communication/GEMM Overlap optimization needs", 0,
+            words=("runtimeerror: tensor parallel communication/gemm overlap",)),
+        "`--tp-comm-overlap` overlaps the tensor-parallel communication with the GEMMs through "
+        "Transformer Engine, and Megatron could not import `transformer_engine.pytorch` or "
+        "PyYAML. Install them where the job runs (`pip install pyyaml`; Transformer Engine for "
+        "your CUDA and PyTorch, or NVIDIA's PyTorch container); `python -c \"import yaml, "
+        "transformer_engine.pytorch\"` shows which fails and why. Or train without "
+        "`--tp-comm-overlap`.",
         moot=frozenset({"hardware", "ds_report", "config", "repro", "nccl_debug"}),
         same_problem=True,
     ),
@@ -901,6 +1071,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
         same_problem=True,
     ),
+    # Megatron's ``validate_args`` (``megatron/training/arguments.py``, since mid-2024): distributed
+    # checkpointing is Megatron-Core's, and the legacy (non-Core) models save the torch format only.
+    Diagnosis(
+        "megatron_dist_ckpt",
+        _re(r"--use-dist-ckpt is not supported in legacy models", 0,
+            words=("--use-dist-ckpt is not supported in legacy models",)),
+        "`--use-dist-ckpt` (Megatron-Core's distributed checkpoint format) was asked for with "
+        "the legacy models (`--use-legacy-models`), which save only the older `torch` format, "
+        "and Megatron refuses the pair. Drop `--use-legacy-models` to build the Megatron-Core "
+        "models, or save in the torch format (no `--use-dist-ckpt`; `--ckpt-format torch` in "
+        "releases that have it).",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "versions"}),
+        same_problem=True,
+    ),
     # Horovod's own checks at import (``check_extension``) and in ``horovodrun``: the framework's
     # extension, or the controllers (MPI, Gloo), were left out when Horovod was built. The
     # extension one hides the build's own error, so it links nothing.
@@ -934,8 +1119,28 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"hardware", "config", "repro", "traceback"}),
         same_problem=True,
     ),
+    # Python's own message for a name a module lacks, on Horovod's framework modules
+    # (``horovod/torch/__init__.py`` and the others): ``import horovod.torch`` itself succeeded (an
+    # unbuilt extension stops it first, ``horovod_extension``), so the release lacks the function.
+    # Both shared issues ran master's examples on a release (the maintainers' answer).
+    Diagnosis(
+        "horovod_old_api",
+        _re(rf"module {_Q}horovod\.(?:torch|tensorflow(?:\.keras)?|keras|mxnet){_Q} has no "
+            rf"attribute {_Q}\w", 0,
+            # "module 'horovod.tensorflow.keras' has no attribute '" before the words: not bound,
+            # one line
+            words=("has no attribute",), lead=None),
+        "The installed Horovod has no such function in this framework's module, so the code "
+        "was written for another Horovod release: the examples on Horovod's master branch use "
+        "functions newer than the latest release, and older ones were renamed or removed. Run "
+        "the examples from the tag of your release (`pip show horovod`), or install the "
+        "release (or a build from source) that the code was written for.",
+        implies={"stage": "S1", "symptom": "1.2", "root_cause": "R1.1", "fix_pattern": "F2"},
+        moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro",
+                        "nccl_debug"}),
+    ),
     # Only the compiled ``_C`` modules: ``colossalai.kernel.op_builder`` missing is another
-    # release's layout (1 shared issue), not an unbuilt kernel.
+    # release's layout (1 shared issue, ``colossalai_moved``), not an unbuilt kernel.
     Diagnosis(
         "colossalai_kernels",
         _re(rf"No module named {_Q}colossalai\._C\.\w+",
@@ -948,6 +1153,27 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S1", "symptom": "1.2"},
         moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
         same_problem=True,
+    ),
+    # Python's import of a Colossal-AI module other than the compiled ``_C`` ones: the release installed
+    # lacks it. Colossal-AI moves and removes modules between releases (after 0.2.8 the old ZeRO and
+    # its init context went under ``colossalai.legacy``: the try/except in its own
+    # ``examples/tutorial/opt/opt/colossalai_zero.py``), and its examples and applications follow
+    # the main branch.
+    Diagnosis(
+        "colossalai_moved",
+        _re(rf"No module named {_Q}colossalai\.(?!_C\.)\w[\w.]{{0,200}}", 0,
+            # "No module named '" (17 characters) before the module
+            words=("colossalai.",), lead=17),
+        "The code imports a Colossal-AI module that the installed release does not have: "
+        "Colossal-AI moves and removes modules between releases (after 0.2.8 the old ZeRO "
+        "APIs went under `colossalai.legacy`), and its examples and applications follow the "
+        "main branch. Install the release the code was written for (for the repository's "
+        "examples, `pip install .` from the same checkout), or change the import to where "
+        "this release has the module.",
+        implies={"stage": "S1", "symptom": "1.2"},
+        states=frozenset({"stage", "symptom"}),
+        moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro",
+                        "nccl_debug"}),
     ),
     # DeepSpeedCPUAdam's destructor reads ``ds_opt_adam``, which is never set when the
     # constructor failed: the op did not build or load, or an earlier error (an empty
@@ -1030,6 +1256,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "FlashAttention off in the model's or the framework's settings, or use a release that "
         "supports your GPU.",
         moot=frozenset({"launcher_command", "repro", "traceback"}),
+    ),
+    # FlashAttention 1.x's backward (``csrc/flash_attn/fmha_api.cpp``, ``mha_bwd``: ``if (head_size >
+    # 64) TORCH_CHECK(is_sm80 || is_sm90)``; before 1.0, ``TORCH_CHECK(is_sm80)`` for head dimension
+    # 128), whose message is ``TORCH_CHECK``'s default for the condition.
+    Diagnosis(
+        "flash_attn_sm80",
+        _re(r"Expected is_sm80(?: \|\| is_sm90)? to be true, but got false", 0,
+            words=("expected is_sm80",)),
+        "FlashAttention 1.x trains the larger head dimensions (above 64; 128 in older releases) "
+        "only on A100/A800 or H100 GPUs (compute capability 8.0 or 9.0), and this GPU is "
+        "another (an RTX 3090 or A6000 is 8.6, a T4 7.5). Turn FlashAttention off in the "
+        "model's or the framework's settings, use a head dimension of 64 or less, or use "
+        "FlashAttention 2, which trains head dimensions up to 192 on every Ampere or newer GPU.",
+        moot=frozenset({"launcher_command", "repro", "traceback", "nccl_debug", "config"}),
+        same_problem=True,
     ),
     # The frameworks' own checks of bf16 before training: Accelerate's ``Accelerator.__init__``
     # and ``accelerate launch`` (``torch.cuda.is_bf16_supported()``), Transformers'
@@ -1374,8 +1615,10 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`ssh-keygen -p -m PEM -f ~/.ssh/id_rsa`). Set up passwordless ssh to each host until "
         "`ssh <host> hostname` needs no prompt, or start `torchrun` on each node yourself.",
         implies={"stage": "S2", "symptom": "2.1", "root_cause": "R2.3"},
+        # a job that never logged in has no rank to hang (ColossalAI#5213, "hangs" after the
+        # refusal, was asked for py-spy stacks)
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
-                        "nccl_debug"}),
+                        "nccl_debug", "stacks"}),
         same_problem=True,
     ),
     Diagnosis(
@@ -1393,16 +1636,19 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # Megatron's ``_initialize_distributed`` (``megatron/initialize.py``, then
     # ``megatron/training/initialize.py``, 2020 to mid-2024; Megatron-DeepSpeed keeps it): each
     # rank's GPU is ``rank % device_count``, checked against the local rank its launcher gave.
+    # The count is set in the launcher: DeepSpeed's (``deepspeed/launcher/runner.py``) ignores
+    # and removes a ``CUDA_VISIBLE_DEVICES`` set with a hostfile or ``--include``/``--num_gpus``,
+    # and its ``launch.py`` sets it on each node to the GPUs it chose (DeepSpeed#3408).
     Diagnosis(
         "megatron_local_rank",
         _re(r"expected local-rank to be the same as rank % device-count", 0,
             words=("expected local-rank to be the same as rank",)),
         "Megatron puts each process on GPU `rank % <GPUs it sees>` and checks that this is the "
-        "local rank its launcher gave it, which holds only when every node runs exactly as many "
-        "processes as it has visible GPUs. Start as many processes per node as there are visible "
-        "GPUs (`--nproc_per_node`, or `CUDA_VISIBLE_DEVICES` listing exactly the GPUs to use), "
-        "the same number on every node; nodes with different numbers of GPUs fail this check, so "
-        "use as many on each.",
+        "local rank its launcher gave it: every node must run as many processes as it sees "
+        "GPUs, the same number on each (nodes with more GPUs use only as many). With torchrun, "
+        "`--nproc_per_node` and `CUDA_VISIBLE_DEVICES` listing that many GPUs; the `deepspeed` "
+        "launcher sets `CUDA_VISIBLE_DEVICES` itself, from `--num_gpus`, `--include host:0,1` "
+        "or the hostfile's `slots=`.",
         implies={"stage": "S2"},
         moot=frozenset({"versions", "ds_report", "cuda", "config"}),
         same_problem=True,
@@ -1506,6 +1752,30 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "by default).",
         moot=frozenset({"versions", "ds_report", "cuda", "config"}),
     ),
+    # NCCL's InfiniBand transport (``src/transport/net_ib.cc``, ``ncclIbTest``; ``net_ib/p2p.cc``
+    # from 2.29, and NVIDIA's ``ib_plugin.c`` in the rdma-sharp plugins): a work completion with
+    # an error status, printed as "Got completion with error %d" (to 2.7), "from peer %s with
+    # error %d" (2.8 to 2.19), "with status=%d" (2.20 to 2.27, "NET/IB:" from 2.23) and
+    # "with status=%s(%d)", ``ibvWcStatusStr``'s name (from 2.28). Status 12 is verbs'
+    # ``IBV_WC_RETRY_EXC_ERR``: the transport's retries (``NCCL_IB_RETRY_CNT``, each after
+    # ``NCCL_IB_TIMEOUT``) ran out with no acknowledgement from the peer's queue pair. Not 13,
+    # ``IBV_WC_RNR_RETRY_EXC_ERR``: NCCL sets ``rnr_retry = 7``, which retries without end, so
+    # its cause is not this one. Not 5 (``IBV_WC_WR_FLUSH_ERR``), the requests flushed after an
+    # earlier error.
+    Diagnosis(
+        "nccl_ib_retry",
+        _re(r"NET/IB(?:/GIN)? ?: Got completion (?:from peer \S{1,100} )?with "
+            r"(?:error |status=(?:IBV_WC_\w{1,30}\()?)12\b", 0,
+            # "NET/IB/GIN: " (12 characters) before "Got completion "
+            words=("got completion ",), lead=12),
+        "NCCL's InfiniBand/RoCE transport gave up on the peer in the message: status 12 "
+        "(`IBV_WC_RETRY_EXC_ERR`) means its adapter acknowledged none of the retries. "
+        "Either that peer's process died or hung first (see the first error on its "
+        "node), or the fabric fails: a bad link or switch, or on RoCE the wrong GID index "
+        "(`NCCL_IB_GID_INDEX`). Test the link with `ib_write_bw` between the nodes; a run with "
+        "`NCCL_IB_DISABLE=1` shows whether the fabric is the cause.",
+        moot=frozenset({"ds_report", "cuda", "config", "repro"}),
+    ),
     Diagnosis(
         "rendezvous_timeout",
         _re(r"Timed out initiali[sz]ing process group in store based barrier",
@@ -1539,6 +1809,20 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S2", "symptom": "2.2"},
         # the GPUs play no part in reaching a TCP port (pytorch#67547/#67581/#79388 were asked
         # for them under this diagnosis, strict readers' 0s)
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
+    ),
+    # torchrun's rendezvous (``torch/distributed/elastic/rendezvous/dynamic_rendezvous.py``,
+    # ``_DistributedRendezvousOpExecutor.run``: the join deadline passed, ``join_timeout`` 600 s unless
+    # ``--rdzv_conf`` sets it; the etcd rendezvous raises the same class).
+    Diagnosis(
+        "rdzv_join_timeout",
+        _re(r"RendezvousTimeoutError", 0, words=("rendezvoustimeouterror",)),
+        "torchrun's rendezvous waited for the nodes to join (`join_timeout`, 600 s unless "
+        "`--rdzv_conf` sets it) and too few did (`--nnodes`): the others were not started, ran "
+        "with another `--rdzv_id`, `--rdzv_endpoint` or `--nnodes`, or could not reach the "
+        "endpoint's host and port (their own output says which). Start every node with the "
+        "same three, and check `nc -zv <host> <port>` from each.",
+        implies={"stage": "S2"},
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
     ),
     # Both refusals of a collective or a rank query before the process group exists; one hides
@@ -1797,6 +2081,59 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "name, the wrapper is not the cause.",
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
+    # ``torch.nn.DataParallel`` (``torch/nn/parallel/parallel_apply.py``: ``ExceptionWrapper`` "in
+    # replica {i} on device {device}", re-raised by ``torch/_utils.py`` as "Caught {type} {where}"):
+    # one process running the model on every visible GPU in threads. Only beside a distributed
+    # framework, which wants one process per GPU; a plain DataParallel user's error is the inner one.
+    Diagnosis(
+        "data_parallel_replica",
+        _re(r"Caught \w{1,60} in replica \d+ on device \d+", 0,
+            # "Caught " and up to 60 characters and a space before the words
+            words=(" in replica ",), lead=68),
+        "The error came from a replica of `torch.nn.DataParallel`: one process runs the model "
+        "on every visible GPU, which DeepSpeed, Accelerate and the like do not support. Scripts "
+        "fall back to it when no launcher gave them a local rank (`--local_rank -1`, or plain "
+        "`python` on a machine with several GPUs, the Trainer too). Start the script with "
+        "`deepspeed`, `torchrun` or `accelerate launch`, or show it one GPU "
+        "(`CUDA_VISIBLE_DEVICES=0`).",
+        context=_re(r"deepspeed|accelerate|colossalai|megatron|lightning|transformers", re.I,
+                    words=("deepspeed", "accelerate", "colossalai", "megatron", "lightning",
+                           "transformers")),
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
+    ),
+    # Autograd's check of the tensors ``backward`` starts from (``torch/csrc/autograd/autograd.cpp``,
+    # ``_make_grads``): one has no history. Why differs (no_grad, frozen weights, a reentrant
+    # checkpoint with inputs not requiring grad, a framework's lazy tensor), so it links nothing.
+    Diagnosis(
+        "no_grad_fn",
+        _re(r"element \d{1,6} of tensors does not require grad and does not have a grad_fn", 0,
+            # "element " and up to 6 digits before the words
+            words=(" of tensors does not require grad",), lead=14),
+        "`backward()` ran on a tensor with no autograd history, so no trainable parameter led "
+        "to it: the loss was computed under `torch.no_grad()`, from frozen parameters only, or "
+        "from a detached value. With reentrant activation checkpointing over inputs that need "
+        "no gradient (frozen embeddings, LoRA), use `use_reentrant=False` or "
+        "`model.enable_input_require_grads()`. If the loss comes out of the framework so, "
+        "report it.",
+        implies={"stage": "S4"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+    ),
+    # Non-reentrant activation checkpointing's check of what the recomputation saved
+    # (``torch/utils/checkpoint.py``, ``_checkpoint_hook`` and ``_check_metadata``-style comparison
+    # of shape, dtype and device per saved tensor, raising ``CheckpointError``).
+    Diagnosis(
+        "checkpoint_recompute",
+        _re(r"Recomputed values for the following tensors have different metadata", 0,
+            words=("recomputed values for the following tensors have different metadata",)),
+        "Activation checkpointing reran a checkpointed segment's forward in the backward pass, "
+        "and tensors it saved differ from the first run's (the message lists shape, dtype, "
+        "device): the segment ran otherwise the second time. Usually a cast active in the "
+        "first forward was not during the rerun (autocast, a mixed-precision wrapper's cast), "
+        "or a flag or shape changed in between. Rerun under the same state; if the framework's "
+        "own cast is skipped, report it.",
+        implies={"stage": "S4"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+    ),
     # Only with ZeRO-3 named: "must be 2-D" elsewhere is an ordinary shape bug.
     Diagnosis(
         "zero3_partitioned",
@@ -1824,6 +2161,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "universal checkpoint can be loaded at another size).",
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
         same_problem=True,
+    ),
+    # DeepSpeed's ``zero_to_fp32.py`` (``parse_optim_states``): the partition count saved in the first
+    # ``*_optim_states.pt`` against the number of such files in the folder.
+    Diagnosis(
+        "zero_to_fp32_files",
+        _re(r"Expected \d{1,6} of '\*_optim_states\.pt' under", 0,
+            # "Expected " and up to 6 digits before the words
+            words=(" of '*_optim_states.pt' under",), lead=15),
+        "`zero_to_fp32.py` expects one `*_optim_states.pt` per data-parallel rank (the count "
+        "saved in the first file) and found another number: files of two saves with different "
+        "numbers of GPUs in one folder (an old checkpoint overwritten), a rank that did not "
+        "save, or a run with tensor or pipeline parallelism, whose model-parallel ranks the "
+        "script does not merge. Convert a folder holding one complete save; for model-parallel "
+        "runs, use the framework's converter.",
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
     ),
     # ``Module.load_state_dict``'s own checks (what DeepSpeed, Megatron and Transformers call).
     # A shape differs: the two models were built differently, in one of several ways, so it
@@ -2040,6 +2392,39 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
                         "ds_report"}),
         same_problem=True,
+    ),
+    # ``_do_optimizer_sanity_check`` (``runtime/engine.py``): the config's ``optimizer.type`` is neither
+    # in ``DEEPSPEED_OPTIMIZERS`` nor a class of ``torch.optim``; ``_configure_basic_optimizer`` takes
+    # its CPU Adam for ``Adam`` with optimizer offload.
+    Diagnosis(
+        "ds_optimizer_name",
+        _re(r"\S{1,60} is not a supported DeepSpeed Optimizer", 0,
+            # up to 60 characters (the name) before the words
+            words=(" is not a supported deepspeed optimizer",), lead=61),
+        "The DeepSpeed config's `optimizer.type` names no optimizer DeepSpeed builds: it takes "
+        "its own names (`Adam`, `AdamW`, `Adagrad`, `Lamb`, `Lion`, the 1-bit ones) or a "
+        "class of `torch.optim`, not an implementation's. `Adam` uses its fused Adam on the "
+        "GPU and its CPU Adam when `offload_optimizer` is on; for another class, create the "
+        "optimizer in your code and pass it to `deepspeed.initialize(optimizer=...)` instead.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "traceback", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
+    # DeepSpeed's config classes (``runtime/config_utils.py``, ``DeepSpeedConfigModel``: pydantic,
+    # ``extra="forbid"``) validating the config's sections or ``init_inference``'s keyword arguments
+    # (``inference/config.py``, ``DeepSpeedInferenceConfig``); pydantic lists each field refused.
+    # Which field differs, so it links nothing.
+    Diagnosis(
+        "ds_config_validation",
+        _re(r"\d{1,3} validation errors? for DeepSpeed\w{0,40}Config", 0,
+            # up to 3 digits before the words
+            words=(" validation error",), lead=3),
+        "DeepSpeed checks its config (and `init_inference`'s keyword arguments) against this "
+        "release's fields, and refused those listed under this line: a key it does not know "
+        "(`extra fields not permitted`: misspelt, at the wrong level, or from another release) "
+        "or a value of the wrong kind (`value is not a valid dict`: `tensor_parallel` takes "
+        "`{\"tp_size\": 2}`, not a number). Correct them against this release's documentation.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
     ),
     # DeepSpeed's ``_configure_basic_optimizer`` (``runtime/engine.py``): its 1-bit optimizers
     # (``onebitadam``, ``zerooneadam``, ``onebitlamb``) communicate compressed updates themselves,
@@ -2308,6 +2693,38 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
         same_problem=True,
     ),
+    # Colossal-AI's chunk search for Gemini (``colossalai/gemini/chunk/search_utils.py``,
+    # ``classify_params_by_dp_degree``, until 0.2.x: each parameter must be a ``ColoParameter``),
+    # which Lightning's ``ColossalAIStrategy`` reaches through ``GeminiDDP``; its docstring: the model
+    # "must be created in the function ``LightningModule.configure_sharded_model()``".
+    Diagnosis(
+        "colo_init_context",
+        _re(r"please init model in the ColoInitContext", 0,
+            words=("please init model in the coloinitcontext",)),
+        "Colossal-AI's Gemini (`ZeroDDP`, `GeminiDDP`, Lightning's `colossalai` strategy) in "
+        "its 0.1 and 0.2 releases needs every parameter created under `ColoInitContext`, and "
+        "this model was built outside it. Build it inside `with ColoInitContext(device=...)`; "
+        "with Lightning's strategy, create the layers in the LightningModule's "
+        "`configure_sharded_model()` hook, not in `__init__`. Current releases' `GeminiPlugin` "
+        "needs no such context.",
+        implies={"stage": "S3"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+        same_problem=True,
+    ),
+    # Colossal-AI's ``zero_optim_wrapper`` (``colossalai/zero/wrapper.py``): the model must carry the
+    # ZeRO stage that ``zero_model_wrapper`` records. Whose calls they are differs (the reporter's, an
+    # application's strategy), so it links nothing.
+    Diagnosis(
+        "zero_optim_wrapper",
+        _re(r"You should use `?zero_ddp_wrapper`? first", 0,
+            words=("you should use ",)),
+        "Colossal-AI's `zero_optim_wrapper` wraps the optimizer of a model already wrapped by "
+        "`zero_model_wrapper` (which records the model's ZeRO stage), and the model it was "
+        "given was not. Call `zero_model_wrapper(model, zero_stage=...)` first and use the "
+        "model it returns for the optimizer and `zero_optim_wrapper`. If a Colossal-AI "
+        "application (a Coati strategy) made the calls, report it with the command you ran.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+    ),
     # ``torch.optim.Optimizer``'s own check. Why the list is empty differs (all frozen, a used
     # generator, a pipeline stage without trainable layers), so it links nothing.
     Diagnosis(
@@ -2498,7 +2915,18 @@ def diagnose(text: str, env: Environment | None = None,
             {"torch_cuda": env.cuda_torch, "nvcc_cuda": env.cuda_nvcc})))
     if any(d.id in BY_ID and not BY_ID[d.id].generic for d in shown):
         shown = [d for d in shown if not (d.id in BY_ID and BY_ID[d.id].generic)]
+    if env is not None:
+        shown = [_with_env(d, env) for d in shown]
     return shown[:MAX_SHOWN]
+
+
+def _with_env(diagnosed: Diagnosed, env: Environment) -> Diagnosed:
+    """The diagnosis with the values its entry quotes from the report's setup (``from_env``)."""
+    diagnosis = BY_ID.get(diagnosed.id)
+    if diagnosis is None or diagnosis.from_env is None:
+        return diagnosed
+    return Diagnosed(id=diagnosed.id,
+                     values={**diagnosed.values, **values_of(diagnosis.from_env(env))})
 
 
 def linking(found: Iterable[Diagnosed]) -> tuple[str, ...]:
@@ -2509,8 +2937,9 @@ def linking(found: Iterable[Diagnosed]) -> tuple[str, ...]:
 
 
 def _match(diagnosis: Diagnosis, text: str, folded: str | None = None) -> re.Match[str] | None:
-    """The entry's match in the text, its context and exception applied; ``folded``
-    (``_fold(text)``) makes it faster on a long text, not different."""
+    """The entry's match in the text, its context and exception applied, and not an error the
+    report says it got past (``_got_past``); ``folded`` (``_fold(text)``) makes it faster on a
+    long text, not different."""
     match = diagnosis.pattern.search(text, folded)
     if match is None:
         return None
@@ -2520,7 +2949,52 @@ def _match(diagnosis: Diagnosis, text: str, folded: str | None = None) -> re.Mat
         return None
     if diagnosis.verify is not None and not diagnosis.verify(match):
         return None
+    if _got_past(diagnosis, text, match, folded):
+        return None
     return match
+
+
+# What a reporter writes after an error they got past: "After renaming the argument in
+# generate_text.sh it goes further, until..." (Megatron-LM#66, which then hit another error),
+# "I got past that by ...", "that is fixed, now ...". Read only in the few hundred characters
+# after the error's match, where it speaks of that error; never a negation ("can't get past
+# this", "never gets past it"). Every quantifier is bounded and none nested.
+_PAST_WINDOW = 300
+_GOT_PAST = re.compile(
+    r"\bafter (?:renaming|changing|fixing|setting|adding|removing|replacing|updating|installing"
+    r"|upgrading|downgrading|switching|using|passing|editing|correcting)\b[^\n]{0,120}?"
+    r"\b(?:it|this|that|the (?:script|run|job|code|program|training)) (?:goes|gets|got|went|runs"
+    r"|ran|proceeds|proceeded|progresses|progressed|moves|moved)(?: a (?:little|bit))?"
+    r" (?:further|farther|past)\b"
+    r"|(?<!not )(?<!n't )(?<!never )\b(?:got|gets) (?:me |us )?past (?:that|this|it)\b"
+    r"|\b(?:that|this)(?:'s| is| was| has been) (?:fixed|solved|resolved)[,;:]? (?:and |but )?now\b"
+    r"|\b(?:when|after|once) (?:I|we) (?:\w{1,12}ly )?(?:set|switch|change|rename|fix|replace"
+    r"|remove|add|pass|update|upgrade|downgrade|install|edit|patch|comment out)\b[^\n]{0,120}?"
+    r"\b(?:I|we) (?:get|got|hit|see|saw) (?:the |a |an )?(?:(?:different|another|new|next|other)"
+    r"\b[^\n]{0,20}?\b(?:error|exception|failure)|[^\n]{0,40}?\berror instead\b(?! of))",
+    re.I)
+
+
+_PAST_TRIES = 4  # the error's first occurrences read so (the title's, then the body's)
+
+
+def _got_past(diagnosis: Diagnosis, text: str, match: re.Match[str],
+              folded: str | None = None) -> bool:
+    """Whether the report says, just after the matched error (or one of its next few
+    occurrences: a title often repeats the error), that it got past it, and does not show the
+    error again after saying so: the diagnosis would answer what is already solved. Each
+    occurrence is found as ``find`` found the first, only where the entry's words occur."""
+    signature = diagnosis.pattern
+    occurrence: re.Match[str] | None = match
+    for _ in range(_PAST_TRIES):
+        if occurrence is None:
+            return False
+        end = occurrence.end()
+        said = _GOT_PAST.search(text, end, end + _PAST_WINDOW)
+        if said is not None:
+            return signature.search(text, folded, said.end()) is None
+        occurrence = signature.search(text, folded, max(end, occurrence.start() + 1))
+    return False
 
 
 def values_of(groups: Mapping[str, str | None]) -> dict[str, str]:

@@ -252,8 +252,11 @@ def _launcher(text: str) -> str | None:
     return None
 
 
+# (Accelerate's own tools, ``accelerate env`` and its config YAML, are what its tracker asks for,
+# whatever backend, DeepSpeed or FSDP, runs under it: asked for ds_report and "the DeepSpeed config
+# JSON", accelerate#2885 was read as the wrong tool)
 _REPO_FRAMEWORKS = (("deepspeed", "deepspeed"), ("colossal", "colossalai"), ("megatron", "megatron"),
-                    ("horovod", "horovod"), ("pytorch", "pytorch"))
+                    ("horovod", "horovod"), ("huggingface/accelerate", "accelerate"), ("pytorch", "pytorch"))
 
 
 def framework_of(repo: str) -> str | None:

@@ -60,7 +60,32 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
     ("launcher_command", "megatron"): "The exact torchrun or srun command with its node arguments.",
     ("launcher_command", "horovod"): "The exact horovodrun or mpirun command, with the hosts.",
     ("launcher_command", "pytorch"): "The exact torchrun command with its node arguments.",
+    # Accelerate's tracker: its own report tool and config file, whatever backend runs under it
+    # (a blind audit read ds_report, "the DeepSpeed config JSON" and "the exact launch command"
+    # asked of accelerate#2885 and #2818 as the wrong tools)
+    ("versions", "accelerate"): "The output of `accelerate env` (it prints the Accelerate, PyTorch "
+    "and platform versions and the accelerate config).",
+    ("config", "accelerate"): "The accelerate config in use (the `default_config.yaml` that "
+    "`accelerate config` writes, or the file given to `--config_file`).",
+    ("launcher_command", "accelerate"): "The exact `accelerate launch` command with its arguments.",
 }
+# Accelerate's launch is its command and the config file it reads: asked together while the config
+# is not shown (accelerate#2818, about what `accelerate config` writes for several machines), and
+# the DeepSpeed settings asked as the config's `deepspeed_config` section, where they live.
+ACCELERATE_LAUNCH_AND_CONFIG = ("The exact `accelerate launch` command and the accelerate config it "
+                                "reads (the `default_config.yaml` that `accelerate config` writes, or "
+                                "the file given to `--config_file`).")
+ACCELERATE_DEEPSPEED_CONFIG = ("The accelerate config in use (the `default_config.yaml` that `accelerate "
+                               "config` writes, or the file given to `--config_file`), with its "
+                               "`deepspeed_config` section.")
+_DEEPSPEED = re.compile(r"deepspeed|\bzero[-_ ]?(?:[1-3]\b|stage)|\bds_config\b", re.I)
+# An accelerate config named: it holds the settings the config request is about.
+_ACCELERATE_CONFIG_MENTION = re.compile(r"\baccelerate config\b|\bdefault_config\.ya?ml\b|--config_file\b",
+                                        re.I)
+# ...or given as the answers to `accelerate config`'s questions, one to a line ("Do you want to use
+# DeepSpeed? [yes/NO]: No", "How many processes in total will you use? [1]: 2": accelerate#248).
+# (no "?" inside: from every "?" of "?(?(?(..." the lazy 200 characters took 0.2 s on 100 KB)
+_ACCELERATE_ANSWER = re.compile(r"\?[ \t]*[(\[][^\n?]{0,200}?[)\]]:[ \t]*\S")
 
 # torchrun exists from PyTorch 1.10: a report on an older release launches with
 # torch.distributed.launch (or mp.spawn), and asking it for a torchrun command was read as not
@@ -81,6 +106,30 @@ _NAMED_LAUNCHER = re.compile(r"\btorchrun\b|torch\.distributed\.(?:launch|run)\b
 _JOB_SCRIPT = re.compile(r"\w\.(?:slurm|sbatch)\b", re.I)
 # "with several ranks" asked of a single-GPU run or of a build was read as not having read it
 ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
+# ...and of a report that shows one process ("world_size = 1" before `init_inference`,
+# DeepSpeed#2956; "devices: 1"; "--nproc_per_node=1" on one node; a run "on a single GPU" with no
+# launcher): a blind audit read the several ranks asked of it as not having read it. Only when
+# nothing speaks of several (a second setting, ranks in a log, GPUs or nodes counted, a launcher).
+_ONE_PROCESS = re.compile(
+    r"\bworld[_ ]?size[\"']?[ \t]*[=:][ \t]*\[?1\b(?![.\d])|"
+    r"(?<![\w.])[\"']?devices[\"']?[ \t]*[=:][ \t]*1\b(?![.\d])|"
+    r"--(?:nproc[_-]per[_-]node|num[_-]gpus|num_processes)[ =]1\b(?![.\d])|"
+    r"^[ \t]*num_processes[ \t]*:[ \t]*1[ \t]*$", re.I | re.M)
+_ONE_GPU = re.compile(r"\b(?:on|with|using) (?:a single|one|1) GPU\b", re.I)
+_SEVERAL_PROCESSES = re.compile(
+    r"\bworld[_ ]?size[\"']?[ \t]*[=:][ \t]*\[?(?:[2-9]|\d{2,})|"
+    r"[\"']?devices[\"']?[ \t]*[=:][ \t]*(?:[2-9]|\d{2,}|\[\d+,)|"
+    r"--(?:nproc[_-]per[_-]node|num[_-]gpus|num_processes|nnodes|num[_-]nodes)[ =](?:[2-9]|\d{2,})|"
+    r"^[ \t]*num_(?:processes|machines)[ \t]*:[ \t]*(?:[2-9]|\d{2,})|"
+    r"\brank[ :=]?[1-9]|\branks\b|\b(?:[2-9]|\d{2,}|two|four|eight)[ \t]*(?:x[ \t]*)?(?:GPUs|nodes|"
+    r"machines|processes|cards|workers)\b|\bmulti[- ]?(?:gpu|node|machine|process)|\bseveral (?:GPUs|nodes)|"
+    r"\b(?:all|both) (?:the )?GPUs\b|hostfile|\bDDP\b|DistributedDataParallel|\bFSDP\b|mp\.spawn", re.I | re.M)
+
+
+def _one_process(text: str, env: Environment) -> bool:
+    """The report shows a single process and nothing of several (``_ONE_PROCESS``)."""
+    one = bool(_ONE_PROCESS.search(text)) or (env.launcher is None and bool(_ONE_GPU.search(text)))
+    return one and not _SEVERAL_PROCESSES.search(text)
 # The report shows its error only as a screenshot (DeepSpeed#4136: "Multi-node training gives me
 # this error:" and an image): a strict reader's first request for it, since an image can be
 # neither searched nor matched against known errors -- by maintainers or by this bot.
@@ -125,6 +174,20 @@ _NODE_COUNT = re.compile(r"--(?:nnodes|num[_-]nodes|num_machines)[ =]+(?:\d+:)?(
 # asking for its version was read as not having read the report (maintainers' reads M and N).
 MEGATRON_VERSIONS_WITHOUT_TE = ("The Megatron-LM commit or release and the PyTorch and CUDA "
                                 "versions (or the NGC container tag).")
+# The versions request without CUDA for a report that gives the CUDA version (nvcc's "release
+# 11.7" beside a traceback, "cuda10.2", a CUDA_HOME of ".../cuda-11.1"): ColossalAI#3076 was asked
+# for the CUDA version it shows, a blind audit's "GIVEN (partly)". Only CUDA can be given here: a
+# report giving the framework's or PyTorch's version is asked no versions at all.
+VERSIONS_WITHOUT_CUDA: dict[str, str] = {
+    DESCRIPTIONS["versions"]: "The versions of the framework and PyTorch.",
+    FRAMEWORK_DESCRIPTIONS[("versions", "deepspeed")]: "The versions of DeepSpeed and PyTorch.",
+    FRAMEWORK_DESCRIPTIONS[("versions", "colossalai")]: "The Colossal-AI and PyTorch versions (the output "
+    "of colossalai check -i).",
+    FRAMEWORK_DESCRIPTIONS[("versions", "megatron")]: "The Megatron-LM commit or release and the PyTorch "
+    "and Transformer Engine versions (or the NGC container tag).",
+    MEGATRON_VERSIONS_WITHOUT_TE: "The Megatron-LM commit or release and the PyTorch version (or the NGC "
+    "container tag).",
+}
 _TE_MISSING = re.compile(r"No module named '?transformer_engine|transformer[ _-]?engine\W{0,3}"
                          r"(?:is |was )?not (?:installed|available|found)|\bTE is not installed", re.I)
 _TORCH_RELEASE = re.compile(r"(?<![\w/.-])(?:torch|pytorch|pt)(?:[-_ ]?version)?[\s:=`'\"*(-]{0,4}v?(\d+)\.(\d+)",
@@ -223,7 +286,10 @@ _LOG_ATTACHED = re.compile(
     r"\b(?:see|in) the attached (?:logs?|file|output)\b|"
     # a log file uploaded to the issue ("[run.log](https://github.com/user-attachments/files/
     # 20204314/run.log)"): Megatron-LM#1576 was asked for the traceback it had attached
-    r"github\.com/(?:user-attachments|[\w.-]+/[\w.-]+)/files/(?:\d+/)?[^\s)\]]+\.(?:log|txt|out|err)\b",
+    r"github\.com/(?:user-attachments|[\w.-]+/[\w.-]+)/files/(?:\d+/)?[^\s)\]]+\.(?:log|txt|out|err)\b"
+    # ...and as the cleaned text keeps it, the link's target gone ("Log: [cudagraph_error.log]("):
+    # Megatron-LM#3871 was asked for the error its uploaded log holds
+    r"|\[[^\]\n]{0,200}\.(?:log|txt|out|err)\]\(",
     re.I)
 # A block the reporter introduces as what the program printed ("The output is:", "**Logs**").
 _OUTPUT_BLOCK = re.compile(
@@ -442,6 +508,14 @@ def _image_labels(raw: str, without_template: bool = False) -> Iterator[str]:
             yield lines[-1]
 
 
+def image_shown(raw: str) -> bool:
+    """The raw report shows an image (a screenshot, a memory or loss graph). A bare report of
+    memory with one is not asked what it sees (DeepSpeed#3286's and #3590's memory graphs were
+    read as asked again for what they show); a screenshot that is the whole report still is
+    (ColossalAI#2877: its error only as a picture)."""
+    return next(iter(text_signal.before_images(raw if isinstance(raw, str) else "")), None) is not None
+
+
 def error_in_image(raw: str) -> bool:
     """The raw report introduces an image as its error: the last line of text before it names
     the error (``_ERROR_NOUN``) and does not say there is none. The error exists, but not as text
@@ -505,7 +579,7 @@ def bare_report(text: str) -> bool:
 def missing_info(text: str, env: Environment, stage: str | None, distributed: bool,
                  framework: str | None = None, cites_source: bool = False,
                  pinned_source: bool = False, error_image: bool = False,
-                 versions_raw: bool = False) -> list[MissingInfo]:
+                 versions_raw: bool = False, image_shown: bool = False) -> list[MissingInfo]:
     """Items a maintainer would ask for first, given what the report already contains: the
     stage's checklist (at most ``MAX_ITEMS``), then the requests keyed by symptom that the text
     calls for (``symptom_requests``; the comment asks those only for a symptom it states). A
@@ -519,12 +593,16 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
     as asking for what the link already says (the reporter is pointing at code). ``error_image``:
     the raw report shows its error as a screenshot (``error_in_image``), so the traceback is asked
     for as text, and why. ``versions_raw``: the raw report shows the versions where the
-    cleaned text cannot see them (``versions_shown``), so no version request is made."""
+    cleaned text cannot see them (``versions_shown``), so no version request is made.
+    ``image_shown``: the raw report shows an image (``image_shown``), so a bare report of memory
+    is not asked what it sees: the graph shows it."""
     text = text if isinstance(text, str) else ""
     framework = framework or env.framework
     if not_a_bug_text(text) or howto_question(text) or reporter_diagnosed(text):
         return []
-    installing = bool(_INSTALL_FAILED.search(text))
+    # read when first needed, once (each a search of up to 100 KB)
+    installing = functools.cache(lambda: bool(_INSTALL_FAILED.search(text)))
+    config_shown = functools.cache(lambda: _config_shown(text))
     # read once: the ds_report check and its wording both ask (two searches of up to 100 KB each)
     framework_given = functools.cache(lambda: _framework_given(text, env, framework))
     torch_given = functools.cache(lambda: _torch_given(text, env))
@@ -537,12 +615,12 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         # version (nothing was built)
         "cuda": lambda: not (env.cuda_torch or env.cuda_nvcc or _DS_REPORT.search(text)
                              or _NO_CUDA.search(text) or versions_raw)
-        and bool(_BUILD_MENTION.search(text) or installing)
+        and bool(_BUILD_MENTION.search(text) or installing())
         and not symptom_requests.resolution_failed(text),
         "ds_report": lambda: framework == "deepspeed" and not _DS_REPORT.search(text)
         and not (versions_raw and stage != "S1")  # a build wants the op table all the same
         and (stage == "S1" or not (pinned_source or (framework_given() and torch_given())))
-        and not installing and not _IMPORT_FAILED.search(text),
+        and not installing() and not _IMPORT_FAILED.search(text),
         # a report pointing at the lines of source that go wrong has explained the error: on the
         # shared data's backtest 5 of 5 traceback requests such reports got were read as needless
         "traceback": lambda: _error_without_trace(text, error_image) and not cites_source,
@@ -557,7 +635,9 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         "hardware": lambda: env.gpu_model is None and not _HARDWARE_ELSEWHERE.search(text)
         and not cites_source and not symptom_requests.diverges(text)
         and not symptom_requests.leaks(text),
-        "config": lambda: bool(_CONFIG_MENTION.search(text)) and not _config_shown(text)
+        "config": lambda: bool(_CONFIG_MENTION.search(text) or (framework == "accelerate"
+                                                                 and _ACCELERATE_CONFIG_MENTION.search(text)))
+        and not config_shown() and not (framework == "accelerate" and _accelerate_answers(text))
         and not _BUILDING.search(text) and not cites_source,
         "repro": lambda: not _REPRO.search(text) and not cites_source,
     }
@@ -567,17 +647,20 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             continue
         if key in _COVERED_BY_DS_REPORT and any(item.key == "ds_report" for item in found):
             continue
+        if key in ("config", "launcher_command") and any(
+                item.description == ACCELERATE_LAUNCH_AND_CONFIG for item in found):
+            continue  # (Accelerate's launch request asked for its config with it)
         if checks[key]():
             # the framework's own version tool cannot run before it installs: the plain wording
             # (or fails itself: "running colossalai check gives me an error")
-            own = None if key == "versions" and (installing or _TOOL_FAILED.search(text)) else framework
+            own = None if key == "versions" and (installing() or _TOOL_FAILED.search(text)) else framework
             description = describe(key, own)
             if key == "launcher_command" and own == "pytorch" and _before_torchrun(text, env):
                 description = LEGACY_TORCH_LAUNCH
             if (key == "launcher_command" and own in (None, "pytorch") and _SLURM.search(text)
                     and not _NAMED_LAUNCHER.search(text)):
                 description = SLURM_LAUNCH
-            if key == "traceback" and (not distributed or stage == "S1"):
+            if key == "traceback" and (not distributed or stage == "S1" or _one_process(text, env)):
                 description = ONE_PROCESS_TRACEBACK
             if key == "traceback" and error_image:
                 description = IMAGE_TRACEBACK
@@ -585,19 +668,25 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
                 description = MEGATRON_VERSIONS_WITHOUT_TE
             if key == "versions" and own in (None, "deepspeed") and _ROCM.search(text):
                 description = ROCM_VERSIONS.get(own or "", ROCM_VERSIONS[""])
+            if key == "versions" and (env.cuda_nvcc or env.cuda_torch):
+                description = VERSIONS_WITHOUT_CUDA.get(description, description)
             if key == "ds_report" and stage != "S1":
                 description = _ds_report_request(framework_given(), torch_given(), framework)
             if key == "hardware":
                 description = _hardware_request(text, framework)
+            if own == "accelerate":
+                description = _accelerate_request(key, description, text, found)
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
     # a bare report is asked what it shows when it goes wrong, after the stage's own requests (a
     # report that already gets three keeps them: the comment makes three)
-    if (not error_image and not cites_source and len(found) < MAX_ITEMS
+    # (a memory graph shows what goes wrong; a screenshot of the whole report is still asked)
+    graph = image_shown and (symptom_requests.leaks(text) or symptom_requests.about_memory(text))
+    if (not error_image and not graph and not cites_source and len(found) < MAX_ITEMS
             and all(item.key != "traceback" for item in found) and bare_report(text)):
         found.append(MissingInfo(key="traceback", description=BARE_TRACEBACK))
-    found += symptom_requests.requests(text, env, framework, stage, _config_shown(text))
+    found += symptom_requests.requests(text, env, framework, stage, config_shown())
     if narrowed_down(text):
         return [item for item in found if item.key not in MOOT_WHEN_NARROWED]
     return found
@@ -779,10 +868,11 @@ def howto_question(text: str) -> bool:
     a script, ds_report) answers nothing in it. On the shared data's backtest 20 of the 21
     requests such reports got asked for what the question does not need."""
     title, _, body = text.partition("\n")
-    return bool(_HOWTO_TITLE.search(title) or _NOT_A_BUG_TITLE.search(title)
-                or _QUESTION_TITLE.search(title) or _QUESTION_BODY.search(body)) and not (
-        _ERROR_MENTION.search(text) or _TRACE.search(text) or symptom_requests.hangs(text)
-        or _CHINESE_PROBLEM.search(text))
+    # (the problem first: in a log it is found at once, where the question patterns read it all)
+    return not (_ERROR_MENTION.search(text) or _TRACE.search(text) or symptom_requests.hangs(text)
+                or _CHINESE_PROBLEM.search(text)) and bool(
+        _HOWTO_TITLE.search(title) or _NOT_A_BUG_TITLE.search(title)
+        or _QUESTION_TITLE.search(title) or _QUESTION_BODY.search(body))
 
 
 # The reporter has found the cause or a fix ("It turned out to be stuck compiling fused_kernels,
@@ -878,8 +968,9 @@ def is_template(item: MissingInfo) -> bool:
                                     BARE_TRACEBACK, SLURM_LAUNCH,
                                     MEGATRON_VERSIONS_WITHOUT_TE, DS_REPORT_TORCH,
                                     DS_REPORT_FRAMEWORK, ONE_NODE_HARDWARE, NODES_GIVEN_HARDWARE,
-                                    MEMORY_HARDWARE)
-            or item.description in ROCM_VERSIONS.values())
+                                    MEMORY_HARDWARE, ACCELERATE_LAUNCH_AND_CONFIG,
+                                    ACCELERATE_DEEPSPEED_CONFIG)
+            or item.description in ROCM_VERSIONS.values() or item.description in VERSIONS_WITHOUT_CUDA.values())
 
 
 # "...this error:" ending its line: what followed it was a screenshot, when the report shows one
@@ -891,7 +982,7 @@ def _error_without_trace(text: str, error_image: bool = False) -> bool:
     ``error_image``, a line introducing the error ("gives me this error:") introduced the
     screenshot, whatever prose follows it."""
     traced = _INTRODUCED_ERROR.sub("error", text) if error_image else text
-    if not _ERROR_MENTION.search(text) or _NO_ERROR.search(text) or _TRACE.search(traced):
+    if not _ERROR_MENTION.search(text) or _TRACE.search(traced) or _NO_ERROR.search(text):
         return False
     if _OUTPUT_BLOCK.search(text) or _LOG_ATTACHED.search(text):
         return False  # what the program printed is there (or attached), even without a traceback
@@ -995,6 +1086,23 @@ def _hardware_request(text: str, framework: str | None) -> str:
     if not _ONE_NODE.search(text) and _MANY_NODES.search(text):
         return describe("hardware", framework)
     return ONE_NODE_HARDWARE
+
+
+def _accelerate_answers(text: str) -> bool:
+    """Three or more answers to `accelerate config`'s questions: the config, as the reporter gave it."""
+    return len(_ACCELERATE_ANSWER.findall(text)) >= 3
+
+
+def _accelerate_request(key: str, description: str, text: str, found: list[MissingInfo]) -> str:
+    """Accelerate's launch and config requests: the launch command with the config it reads while
+    the config is neither shown nor already asked; the config with its ``deepspeed_config``
+    section when DeepSpeed runs under it."""
+    if (key == "launcher_command" and not (_config_shown(text) or _accelerate_answers(text))
+            and all(item.key != "config" for item in found)):
+        return ACCELERATE_LAUNCH_AND_CONFIG
+    if key == "config" and _DEEPSPEED.search(text):
+        return ACCELERATE_DEEPSPEED_CONFIG
+    return description
 
 
 def _torch_given(text: str, env: Environment) -> bool:

@@ -107,6 +107,8 @@ FRAMEWORK_DESCRIPTIONS: dict[tuple[str, str], str] = {
     "the package that fails to import.",
     ("pip_list", "megatron"): "The Megatron-LM commit and the `pip list` lines of torch, "
     "transformer-engine and apex (or the NGC container tag).",
+    ("pip_list", "accelerate"): "The output of `accelerate env`, the `pip list` line of the package "
+    "that fails to import, and how each was installed (pip, conda or from source).",
     ("pip_list", "horovod"): "The `pip list` lines of horovod and of TensorFlow or PyTorch, and "
     "the output of `horovodrun --check-build`.",
     ("ckpt_parallel", "deepspeed"): "The ZeRO stage and number of GPUs used when saving and when "
@@ -367,10 +369,10 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
     if hang and not _STACKS.search(text):
         add("stacks")
     rendezvous_only = bool(_RENDEZVOUS.search(text)) and not (hang or _NCCL_FAILED.search(text))
-    if (hang or _NCCL.search(text)) and not _NCCL_DEBUG.search(text) and not rendezvous_only:
+    if (hang or collective(text)) and not _NCCL_DEBUG.search(text) and not rendezvous_only:
         add("nccl_debug", _nccl_debug(hang and not _says_where_it_stops(text),
                                       framework == "horovod" and not _NCCL_NAMED.search(text)))
-    if _DIVERGENCE.search(text):
+    if diverges(text):
         baseline = _baseline_run(framework, not _BASELINE.search(text),
                                  not _LOSS_CURVE.search(text))
         if baseline:
@@ -384,7 +386,7 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
         if not _PROFILE.search(text):
             add("profile", PROFILE_INFERENCE if stage == "S5" else None)
     host = bool(_HOST_KILL.search(text) or _CPU_OOM.search(text))
-    if _MEMORY.search(text) and (_GPU_MEMORY.search(text) or not host):
+    if about_memory(text) and (_GPU_MEMORY.search(text) or not host):
         memory = _memory(text, framework, stage == "S5", config_shown)
         if memory:
             add("memory", memory)
@@ -449,26 +451,31 @@ def resolution_failed(text: str) -> bool:
     return bool(_RESOLUTION_FAILED.search(text)) and not _BUILD_LOG.search(text)
 
 
+@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
 def leaks(text: str) -> bool:
     """The text speaks of memory that grows over steps (a leak), not of a fixed need."""
     return bool(_LEAK.search(text))
 
 
+@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
 def diverges(text: str) -> bool:
     """The text speaks of a loss, accuracy or gradient norm that goes wrong."""
     return bool(_DIVERGENCE.search(text))
 
 
+@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
 def about_memory(text: str) -> bool:
     """The text speaks of memory running out or growing (GPU or host)."""
     return bool(_MEMORY.search(text))
 
 
+@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
 def collective(text: str) -> bool:
     """The text names NCCL, a collective, a timeout or a socket: the links between GPUs matter."""
     return bool(_NCCL.search(text))
 
 
+@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
 def hangs(text: str) -> bool:
     """The text speaks of a hang or stall ("hangs", "stuck", "deadlock") of the program."""
     return any(not _person_stuck(text, match) for match in _HANG.finditer(text))

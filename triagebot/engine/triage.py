@@ -29,6 +29,7 @@ from triagebot.engine.classify import (
 )
 from triagebot.engine.embed import Embedder, load_embedder
 from triagebot.engine.index import IssueIndex
+from triagebot.text import references
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +160,7 @@ def predict(
     similar = similar_issues(index, hits, issue.repo, dists, analysed.features, record,
                              thresholds["link"], issue.title, analysed.words,
                              signatures=analysed.signatures,
+                             cited=references.cited(f"{issue.title}\n{issue.body}", issue.repo),
                              # a fix is shown to the reporter: it clears the reporter's bar
                              # (``reporter_link``, asked of the links' record) as well as the
                              # fixes' own (``fix_link``), whichever is higher
@@ -173,6 +175,7 @@ def predict(
                                           cites_source=missing.cites_source(issue.body),
                                           pinned_source=missing.pins_source(issue.body),
                                           error_image=missing.error_in_image(issue.body),
+                                          image_shown=missing.image_shown(issue.body),
                                           versions_raw=missing.versions_shown(issue.body)),
         diagnoses=found, environment=analysed.env, source="offline",
     )
@@ -265,6 +268,7 @@ def similar_issues(
     dists: dict[str, dict[str, float]], features: np.ndarray, record: Calibration,
     threshold: float, title: str = "", text: str = "", fix_threshold: float = 0.0,
     signatures: Sequence[str] = (),
+    cited: frozenset[tuple[str, int]] = frozenset(),
 ) -> list[Similar]:
     """The neighbours worth a link: scored for being the same problem (``relevance``), kept only
     above the calibrated threshold (or vouched for: nearly the same text, or the same error as
@@ -277,7 +281,8 @@ def similar_issues(
     fixed", which a reporter acts on, only when it also clears ``fix_threshold``, read off the
     record of links offered as fixes alone (``fix_link``), or when vouched for; an unresolved
     one only when vouched for (nearly the same text, the same error, or a maintainer's
-    "duplicate of"; ``Similar.for_reporter``). The others are for maintainers (``Similar.fix_held_back``)."""
+    "duplicate of"; ``Similar.for_reporter``). The others are for maintainers (``Similar.fix_held_back``).
+    An issue the report itself names (``cited``, ``text.references``) is never linked back."""
     rows = relevance.candidate_features(hits, index.items, repo, dists, features, index.features,
                                         title)
     scores = record.relevance.score(rows)
@@ -299,7 +304,7 @@ def similar_issues(
         vouched = item is not hit or self_vouched[j]
         if not relevance.showable(repo, item, dists, text, vouched):
             continue
-        if item.key in seen:
+        if item.key in seen or references.names(cited, item.repo, item.number):
             continue
         seen.add(item.key)
         # The reporter is offered a fix above the fixes' own gate, and shown a thread with no
