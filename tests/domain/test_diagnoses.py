@@ -2150,6 +2150,12 @@ def test_an_error_the_title_repeats_is_got_past_where_the_body_says_so() -> None
     "It does not get past that.", "Is this fixed now?",
     # a scenario, not a change: the error still stands there
     "When I run it on 2 nodes, I get a different error.",
+    # a question, a step never passed, a regression, a debug setting that shows another error
+    "Has anyone got past this?", "It always dies before it gets past this step.",
+    "Nobody got past this so far.", "I thought this was fixed, but now it happens again on 2.1.",
+    "That was solved, now it is back with torch 2.2.",
+    "When I set NCCL_DEBUG=INFO I see another error message in the log above.",
+    "When I set NCCL_DEBUG=INFO I get another error in the log.",
 ])
 def test_a_report_that_did_not_get_past_the_error_keeps_its_diagnosis(said: str) -> None:
     error = "AssertionError: --batch-size argument is no longer valid, use --micro-batch-size"
@@ -2237,3 +2243,15 @@ def test_a_tokenizer_class_misspelt_in_the_checkpoint_is_not_asked_for_versions(
     """The fix is one line of the checkpoint's ``tokenizer_config.json`` whatever the versions
     (ColossalAI#3334 was asked for ``colossalai check -i`` beside it)."""
     assert "versions" in diagnoses.moot([Diagnosed(id="llama_tokenizer_name")])
+
+
+def test_review_spellings_and_near_misses_of_the_new_entries() -> None:
+    """NCCL's "NET/IB/GIN : " spelling is found through the words as by the regex; a missing
+    compiled ``colossalai._C`` is the kernels' case, not a moved module; a Transformers Trainer
+    alone, which uses DataParallel by design, gets no launcher advice."""
+    assert ids("NET/IB/GIN : Got completion from peer 10.0.0.2<4> with status=12 opcode 0") \
+        == ["nccl_ib_retry"]
+    assert "colossalai_moved" not in ids("ModuleNotFoundError: No module named 'colossalai._C'")
+    replica = "RuntimeError: Caught RuntimeError in replica 1 on device 1."
+    assert ids(f"transformers Trainer\n{replica}") == []
+    assert ids(f"deepspeed 0.9\n{replica}") == ["data_parallel_replica"]

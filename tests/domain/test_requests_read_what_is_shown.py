@@ -47,3 +47,15 @@ def test_a_screenshot_that_is_the_whole_report_is_still_asked_as_text() -> None:
     raw = f"### 🐛 Describe the bug\n\n{GRAPH}\n### Environment\ntorch==1.13.1\n"
     assert missing.image_shown(raw)
     assert "traceback" in _keys("Training reward models with LoRA is not supported", raw, None)
+
+
+def test_a_linked_requirements_file_is_no_log() -> None:
+    raw = ("**Describe the bug**\nTraining crashes with an error.\nMy environment: "
+           "[requirements.txt](https://github.com/user-attachments/files/1/requirements.txt)\n")
+    assert missing._LOG_ATTACHED.search(full_text("Training crashes", raw)) is None
+
+
+def test_a_lightning_trainer_on_several_nodes_is_not_one_process() -> None:
+    text = "Trainer(devices=1, num_nodes=4, strategy='ddp_spawn')"
+    assert not missing._one_process(text, extract(text))
+    assert missing._one_process("Trainer(devices=1)", extract("Trainer(devices=1)"))

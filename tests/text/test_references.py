@@ -36,3 +36,12 @@ def test_hostile_text_is_read_in_linear_time(unit: str) -> None:
     cited(unit * (100_000 // len(unit)), DS)
     assert time.perf_counter() - start < 1.0
 
+
+
+@pytest.mark.parametrize("log", [
+    "frame #0: c10::Error::Error\nframe #12: at::native::foo",
+    "#3  0x00007f1e in __GI_raise\n#4 0x00007f1e in abort", "GPU #1 and rank #3 fail",
+    "```\nsee #2113 in the log\n```",
+])
+def test_a_stack_frame_or_a_fenced_log_cites_no_issue(log: str) -> None:
+    assert cited(log, DS) == frozenset()

@@ -1161,7 +1161,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # the main branch.
     Diagnosis(
         "colossalai_moved",
-        _re(rf"No module named {_Q}colossalai\.(?!_C\.)\w[\w.]{{0,200}}", 0,
+        _re(rf"No module named {_Q}colossalai\.(?!_C\b)\w[\w.]{{0,200}}", 0,
             # "No module named '" (17 characters) before the module
             words=("colossalai.",), lead=17),
         "The code imports a Colossal-AI module that the installed release does not have: "
@@ -1766,14 +1766,14 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "nccl_ib_retry",
         _re(r"NET/IB(?:/GIN)? ?: Got completion (?:from peer \S{1,100} )?with "
             r"(?:error |status=(?:IBV_WC_\w{1,30}\()?)12\b", 0,
-            # "NET/IB/GIN: " (12 characters) before "Got completion "
-            words=("got completion ",), lead=12),
+            # "NET/IB/GIN : " (13 characters) before "Got completion "
+            words=("got completion ",), lead=13),
         "NCCL's InfiniBand/RoCE transport gave up on the peer in the message: status 12 "
-        "(`IBV_WC_RETRY_EXC_ERR`) means its adapter acknowledged none of the retries. "
-        "Either that peer's process died or hung first (see the first error on its "
-        "node), or the fabric fails: a bad link or switch, or on RoCE the wrong GID index "
-        "(`NCCL_IB_GID_INDEX`). Test the link with `ib_write_bw` between the nodes; a run with "
-        "`NCCL_IB_DISABLE=1` shows whether the fabric is the cause.",
+        "(`IBV_WC_RETRY_EXC_ERR`), none of its retries acknowledged. That peer's process died "
+        "first (see the first error on its node), its node or link went down, or the fabric "
+        "fails (a switch; on RoCE the wrong `NCCL_IB_GID_INDEX`). Test the link with "
+        "`ib_write_bw` between the nodes; a run with `NCCL_IB_DISABLE=1` shows whether the "
+        "fabric is the cause.",
         moot=frozenset({"ds_report", "cuda", "config", "repro"}),
     ),
     Diagnosis(
@@ -2096,9 +2096,10 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`python` on a machine with several GPUs, the Trainer too). Start the script with "
         "`deepspeed`, `torchrun` or `accelerate launch`, or show it one GPU "
         "(`CUDA_VISIBLE_DEVICES=0`).",
-        context=_re(r"deepspeed|accelerate|colossalai|megatron|lightning|transformers", re.I,
-                    words=("deepspeed", "accelerate", "colossalai", "megatron", "lightning",
-                           "transformers")),
+        # not Transformers or Lightning alone: their Trainer uses DataParallel by design when run
+        # without a launcher, and the error inside the replica is then the one to read
+        context=_re(r"deepspeed|accelerate|colossalai|megatron", re.I,
+                    words=("deepspeed", "accelerate", "colossalai", "megatron")),
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug"}),
     ),
     # Autograd's check of the tensors ``backward`` starts from (``torch/csrc/autograd/autograd.cpp``,
@@ -2906,7 +2907,8 @@ def diagnose(text: str, env: Environment | None = None,
     """The diagnoses the report's error implies, in table order (most specific first), at most
     ``MAX_SHOWN``; ``found`` is ``find(text)`` when the caller has it. ``env`` adds the one that
     needs no message: torch and nvcc of different CUDA major versions while something is built
-    (``rules.decisive``), which torch's extension builder always refuses."""
+    (``rules.decisive``), which torch's extension builder always refuses; and gives the entries
+    that read a version from the report (``from_env``) their value."""
     text = text if isinstance(text, str) else ""
     shown = list(find(text) if found is None else found)
     if env is not None and all(d.id != "cuda_mismatch" for d in shown) and rules.decisive(text, env):
@@ -2966,11 +2968,17 @@ _GOT_PAST = re.compile(
     r"\b(?:it|this|that|the (?:script|run|job|code|program|training)) (?:goes|gets|got|went|runs"
     r"|ran|proceeds|proceeded|progresses|progressed|moves|moved)(?: a (?:little|bit))?"
     r" (?:further|farther|past)\b"
-    r"|(?<!not )(?<!n't )(?<!never )\b(?:got|gets) (?:me |us )?past (?:that|this|it)\b"
-    r"|\b(?:that|this)(?:'s| is| was| has been) (?:fixed|solved|resolved)[,;:]? (?:and |but )?now\b"
+    # the reporter's own "I got past it", not a question ("Has anyone got past this?") nor a
+    # step the run never passes ("it dies before it gets past this step")
+    r"|\b(?:I|we)(?: finally| now| then)? (?:got|get) past (?:that|this|it)\b(?![^\n]{0,40}\?)"
+    # "that is fixed, now ...", not a regression ("this was fixed, but now it happens again")
+    r"|\b(?:that|this)(?:'s| is| was| has been) (?:fixed|solved|resolved)[,;:]? now\b"
+    r"(?![^\n]{0,40}\b(?:again|back|still|reappears?)\b)"
+    # a change that moved the run to another error; not a debug setting that shows one
     r"|\b(?:when|after|once) (?:I|we) (?:\w{1,12}ly )?(?:set|switch|change|rename|fix|replace"
-    r"|remove|add|pass|update|upgrade|downgrade|install|edit|patch|comment out)\b[^\n]{0,120}?"
-    r"\b(?:I|we) (?:get|got|hit|see|saw) (?:the |a |an )?(?:(?:different|another|new|next|other)"
+    r"|remove|add|pass|update|upgrade|downgrade|install|edit|patch|comment out)\b"
+    r"(?![ \t]+\w{0,30}(?:DEBUG|LOG))[^\n]{0,120}?"
+    r"\b(?:I|we) (?:get|got|hit) (?:the |a |an )?(?:(?:different|another|new|next|other)"
     r"\b[^\n]{0,20}?\b(?:error|exception|failure)|[^\n]{0,40}?\berror instead\b(?! of))",
     re.I)
 

@@ -109,7 +109,8 @@ ONE_PROCESS_TRACEBACK = "The full error and traceback as text."
 # ...and of a report that shows one process ("world_size = 1" before `init_inference`,
 # DeepSpeed#2956; "devices: 1"; "--nproc_per_node=1" on one node; a run "on a single GPU" with no
 # launcher): a blind audit read the several ranks asked of it as not having read it. Only when
-# nothing speaks of several (a second setting, ranks in a log, GPUs or nodes counted, a launcher).
+# nothing speaks of several (a second setting, ranks in a log, GPUs or nodes counted, a hostfile,
+# DDP or FSDP); "a single GPU" counts only when no launcher is named.
 _ONE_PROCESS = re.compile(
     r"\bworld[_ ]?size[\"']?[ \t]*[=:][ \t]*\[?1\b(?![.\d])|"
     r"(?<![\w.])[\"']?devices[\"']?[ \t]*[=:][ \t]*1\b(?![.\d])|"
@@ -120,6 +121,7 @@ _SEVERAL_PROCESSES = re.compile(
     r"\bworld[_ ]?size[\"']?[ \t]*[=:][ \t]*\[?(?:[2-9]|\d{2,})|"
     r"[\"']?devices[\"']?[ \t]*[=:][ \t]*(?:[2-9]|\d{2,}|\[\d+,)|"
     r"--(?:nproc[_-]per[_-]node|num[_-]gpus|num_processes|nnodes|num[_-]nodes)[ =](?:[2-9]|\d{2,})|"
+    r"\bnum_nodes[ \t]*=[ \t]*(?:[2-9]|\d{2,})|\brank[ \t]*[:=][ \t]*[1-9]|"
     r"^[ \t]*num_(?:processes|machines)[ \t]*:[ \t]*(?:[2-9]|\d{2,})|"
     r"\brank[ :=]?[1-9]|\branks\b|\b(?:[2-9]|\d{2,}|two|four|eight)[ \t]*(?:x[ \t]*)?(?:GPUs|nodes|"
     r"machines|processes|cards|workers)\b|\bmulti[- ]?(?:gpu|node|machine|process)|\bseveral (?:GPUs|nodes)|"
@@ -130,6 +132,8 @@ def _one_process(text: str, env: Environment) -> bool:
     """The report shows a single process and nothing of several (``_ONE_PROCESS``)."""
     one = bool(_ONE_PROCESS.search(text)) or (env.launcher is None and bool(_ONE_GPU.search(text)))
     return one and not _SEVERAL_PROCESSES.search(text)
+
+
 # The report shows its error only as a screenshot (DeepSpeed#4136: "Multi-node training gives me
 # this error:" and an image): a strict reader's first request for it, since an image can be
 # neither searched nor matched against known errors -- by maintainers or by this bot.
@@ -286,10 +290,11 @@ _LOG_ATTACHED = re.compile(
     r"\b(?:see|in) the attached (?:logs?|file|output)\b|"
     # a log file uploaded to the issue ("[run.log](https://github.com/user-attachments/files/
     # 20204314/run.log)"): Megatron-LM#1576 was asked for the traceback it had attached
-    r"github\.com/(?:user-attachments|[\w.-]+/[\w.-]+)/files/(?:\d+/)?[^\s)\]]+\.(?:log|txt|out|err)\b"
+    r"github\.com/(?:user-attachments|[\w.-]+/[\w.-]+)/files/(?:\d+/)?[^\s)\]/]{1,255}\.(?:log|txt|out|err)\b"
     # ...and as the cleaned text keeps it, the link's target gone ("Log: [cudagraph_error.log]("):
-    # Megatron-LM#3871 was asked for the error its uploaded log holds
-    r"|\[[^\]\n]{0,200}\.(?:log|txt|out|err)\]\(",
+    # Megatron-LM#3871 was asked for the error its uploaded log holds (not ".txt": a linked
+    # requirements.txt or CMakeLists.txt is no log)
+    r"|\[[^\[\]\n]{0,200}\.(?:log|out|err)\]\(",
     re.I)
 # A block the reporter introduces as what the program printed ("The output is:", "**Logs**").
 _OUTPUT_BLOCK = re.compile(
@@ -513,7 +518,7 @@ def image_shown(raw: str) -> bool:
     memory with one is not asked what it sees (DeepSpeed#3286's and #3590's memory graphs were
     read as asked again for what they show); a screenshot that is the whole report still is
     (ColossalAI#2877: its error only as a picture)."""
-    return next(iter(text_signal.before_images(raw if isinstance(raw, str) else "")), None) is not None
+    return any(True for _ in text_signal.before_images(raw if isinstance(raw, str) else ""))
 
 
 def error_in_image(raw: str) -> bool:
@@ -681,9 +686,11 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             break
     # a bare report is asked what it shows when it goes wrong, after the stage's own requests (a
     # report that already gets three keeps them: the comment makes three)
-    # (a memory graph shows what goes wrong; a screenshot of the whole report is still asked)
-    graph = image_shown and (symptom_requests.leaks(text) or symptom_requests.about_memory(text))
-    if (not error_image and not graph and not cites_source and len(found) < MAX_ITEMS
+    # (an image beside a report of memory shows what goes wrong; a screenshot that is the whole
+    # report is still asked)
+    memory_image = image_shown and (symptom_requests.leaks(text)
+                                    or symptom_requests.about_memory(text))
+    if (not error_image and not memory_image and not cites_source and len(found) < MAX_ITEMS
             and all(item.key != "traceback" for item in found) and bare_report(text)):
         found.append(MissingInfo(key="traceback", description=BARE_TRACEBACK))
     found += symptom_requests.requests(text, env, framework, stage, config_shown())
