@@ -266,6 +266,8 @@ VALUE_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType({
                                 r"|[1-9]\d?\.\d{1,3}\.\d{1,3}"),
 })
 _Q = r"""['"‘’`]?"""  # rewritten and pasted reports quote names with any of these, or none
+# setuptools 70's missing name: ``setuptools_packaging`` reads it, ``import_name`` leaves it to it
+_PKG_RESOURCES_PACKAGING = rf"packaging{_Q},? from {_Q}pkg_resources\b"
 _LAUNCHER_VARS = r"(?:RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)"
 # What a wrapper puts before every parameter name: DDP, DataParallel and DeepSpeed's engine
 # (``module.``), ``torch.compile`` (``_orig_mod.``).
@@ -677,7 +679,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # the release the code was written for" would say a newer pkg_resources.
     Diagnosis(
         "setuptools_packaging",
-        _re(rf"cannot import name {_Q}packaging{_Q},? from {_Q}pkg_resources\b", 0,
+        _re(rf"cannot import name {_Q}{_PKG_RESOURCES_PACKAGING}", 0,
             words=("cannot import name ",)),
         "setuptools 70.0 to 70.3 has no `pkg_resources.packaging`, which the code imports: "
         "PyTorch before 2.2 does in `torch/utils/cpp_extension.py`, which DeepSpeed's and "
@@ -695,7 +697,7 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
     # (``setuptools_packaging``): another error of the report is still read.
     Diagnosis(
         "import_name",
-        _re(rf"\bcannot import name {_Q}(?!packaging{_Q},? from {_Q}pkg_resources\b)\w+{_Q}"
+        _re(rf"\bcannot import name {_Q}(?!{_PKG_RESOURCES_PACKAGING})\w+{_Q}"
             rf"(?![^\n]{{0,80}}(?:partially initiali[sz]ed|circular import))"
             rf"(?:,? from {_Q}(?P<package>\w+)[\w.]*)?",
             words=("cannot import name",)),

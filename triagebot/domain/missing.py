@@ -608,6 +608,10 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
     # read when first needed, once (each a search of up to 100 KB)
     installing = functools.cache(lambda: bool(_INSTALL_FAILED.search(text)))
     config_shown = functools.cache(lambda: _config_shown(text))
+    # the config shown, or (Accelerate) its questions answered: asked by the config request and
+    # by Accelerate's launch request, which then leaves the config out
+    config_given = functools.cache(lambda: config_shown() or (
+        framework == "accelerate" and _accelerate_answers(text)))
     # read once: the ds_report check and its wording both ask (two searches of up to 100 KB each)
     framework_given = functools.cache(lambda: _framework_given(text, env, framework))
     torch_given = functools.cache(lambda: _torch_given(text, env))
@@ -642,7 +646,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
         and not symptom_requests.leaks(text),
         "config": lambda: bool(_CONFIG_MENTION.search(text) or (framework == "accelerate"
                                                                  and _ACCELERATE_CONFIG_MENTION.search(text)))
-        and not config_shown() and not (framework == "accelerate" and _accelerate_answers(text))
+        and not config_given()
         and not _BUILDING.search(text) and not cites_source,
         "repro": lambda: not _REPRO.search(text) and not cites_source,
     }
@@ -680,7 +684,7 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             if key == "hardware":
                 description = _hardware_request(text, framework)
             if own == "accelerate":
-                description = _accelerate_request(key, description, text, found)
+                description = _accelerate_request(key, description, text, found, config_given())
             found.append(MissingInfo(key=key, description=description))
         if len(found) >= MAX_ITEMS:
             break
@@ -1100,11 +1104,13 @@ def _accelerate_answers(text: str) -> bool:
     return len(_ACCELERATE_ANSWER.findall(text)) >= 3
 
 
-def _accelerate_request(key: str, description: str, text: str, found: list[MissingInfo]) -> str:
+def _accelerate_request(key: str, description: str, text: str, found: list[MissingInfo],
+                        config_given: bool) -> str:
     """Accelerate's launch and config requests: the launch command with the config it reads while
     the config is neither shown nor already asked; the config with its ``deepspeed_config``
-    section when DeepSpeed runs under it."""
-    if (key == "launcher_command" and not (_config_shown(text) or _accelerate_answers(text))
+    section when DeepSpeed runs under it. ``config_given``: the config shown or its questions
+    answered (``missing_info``'s, read once)."""
+    if (key == "launcher_command" and not config_given
             and all(item.key != "config" for item in found)):
         return ACCELERATE_LAUNCH_AND_CONFIG
     if key == "config" and _DEEPSPEED.search(text):

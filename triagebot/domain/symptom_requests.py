@@ -451,31 +451,33 @@ def resolution_failed(text: str) -> bool:
     return bool(_RESOLUTION_FAILED.search(text)) and not _BUILD_LOG.search(text)
 
 
-@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
+# The readings below are asked by ``missing`` and by ``requests`` of one report: each is
+# cached for the last few texts, so a 100 KB report is searched once.
+@functools.lru_cache(maxsize=8)
 def leaks(text: str) -> bool:
     """The text speaks of memory that grows over steps (a leak), not of a fixed need."""
     return bool(_LEAK.search(text))
 
 
-@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
+@functools.lru_cache(maxsize=8)
 def diverges(text: str) -> bool:
     """The text speaks of a loss, accuracy or gradient norm that goes wrong."""
     return bool(_DIVERGENCE.search(text))
 
 
-@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
+@functools.lru_cache(maxsize=8)
 def about_memory(text: str) -> bool:
     """The text speaks of memory running out or growing (GPU or host)."""
     return bool(_MEMORY.search(text))
 
 
-@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
+@functools.lru_cache(maxsize=8)
 def collective(text: str) -> bool:
     """The text names NCCL, a collective, a timeout or a socket: the links between GPUs matter."""
     return bool(_NCCL.search(text))
 
 
-@functools.lru_cache(maxsize=8)  # asked by ``missing`` and ``requests`` of one report
+@functools.lru_cache(maxsize=8)
 def hangs(text: str) -> bool:
     """The text speaks of a hang or stall ("hangs", "stuck", "deadlock") of the program."""
     return any(not _person_stuck(text, match) for match in _HANG.finditer(text))
