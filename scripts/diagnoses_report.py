@@ -330,6 +330,20 @@ VERDICTS: dict[tuple[str, str], tuple[str, str]] = {
         "right", "unresolved; NCCL 2.14.3's IB plugin gets status 12 from the peer at 10.226.98.98 "
                  "during 2-node inference, then NCCL takes the process down: the retry-exceeded "
                  "case the text names, which of its causes nothing says"),
+    ("te_pytorch_import", "NVIDIA/Megatron-LM#696"): (
+        "right", "unresolved; Megatron's TELinear reads `te.pytorch` after Transformer Engine's "
+                 "__init__ swallowed the import error of its PyTorch part, the mechanism the text "
+                 "names (which cause, unsaid), labels S1 R1.1"),
+    ("device_side_assert", "deepspeedai/Megatron-DeepSpeed#207"): (
+        "unverified", "unresolved; a GPT run's device-side assert, the log cut before the kernel's "
+                      "assertion line: which index failed, unsaid"),
+    ("colossalai_windows", "hpcaitech/ColossalAI#2765"): (
+        "right", "unresolved in the thread; Windows's cmd refusing the `export` that `colossalai "
+                 "run` prefixes (in Chinese), the case the text names; its twin ColossalAI#2763 "
+                 "was answered \"only Linux is supported, use WSL\""),
+    ("gloo_loopback", "pytorch/pytorch#15592"): (
+        "right", "resolution: GLOO_SOCKET_IFNAME set to the real interface, confirmed; node 1's "
+                 "Gloo had connected to 127.0.1.1"),
     # No longer matched: the report says it got past the error (``diagnoses._got_past``), so the
     # diagnosis would answer what is solved. Megatron-LM#66 (megatron_old_arg: "After renaming
     # the argument in generate_text.sh it goes further"), Megatron-LM#992 (megatron_dist_ckpt:
@@ -445,6 +459,35 @@ CANDIDATES: dict[str, tuple[str, str]] = {
     "moe_dp_group": (r"No parameters found in moe_dp_group", "1, unresolved: no parameter was taken "
                      "for an expert's (Colossal-AI's MoE plugin), and why (the model's layers, "
                      "LoRA, the policy) the message does not say"),
+    "child_failed": (r"ChildFailedError", "1 (ColossalAI#3582, unresolved): torchrun's summary of a "
+                     "rank's failure, whose own error is printed above it; what to ask for, not a "
+                     "diagnosis"),
+    "zero_reduced_twice": (r"has already been reduced\.\s+Gradient computed twice", "0; ZeRO 1/2's "
+                           "check of a gradient hook firing twice: reentrant checkpointing over "
+                           "shared weights, a module applied twice (a siamese model), the pipeline "
+                           "with ZeRO-2 (refused on its own since): which, the message does not say"),
+    "nccl_connect_refused": (r"Call to connect (?:timeout|returned)[^\n]{0,40}Connection refused",
+                             "1 (horovod#666, NCCL_SOCKET_IFNAME advised): a peer's address "
+                             "refused, by the wrong interface, a firewall or a peer already dead; "
+                             "NCCL's words changed across releases"),
+    "ds_op_builder_missing": (r"No module named '(?:deepspeed\.ops\.)?op_builder'", "3 "
+                              "(DeepSpeed#1918, #2060, #6716): one release's broken sdist, a source "
+                              "build's layout, a setup run without its folder: causes vary, 2 "
+                              "unresolved"),
+    "accelerate_fp16_no_gpu": (r"fp16 mixed precision requires a (?:GPU|device in)", "0; Accelerate "
+                               "raises it only on a device other than the CPU (mps, xla), which "
+                               "distributed reports rarely use"),
+    "libtorch_cuda_cu": (r"libtorch_cuda_cu\.so: cannot open shared object file", "0; an extension "
+                         "built against a PyTorch 1.x whose CUDA library was split in two: the "
+                         "release that ended the split could not be confirmed from the indexed "
+                         "sources, so the text could not name it"),
+    "hvd_mpi_finalized": (r"Attempting to use an MPI routine after finalizing MPI", "1 (horovod#256, "
+                          "mpi4py's own init and finalize beside Horovod's): MPI's words are the "
+                          "same for any call after MPI_Finalize, by whichever library"),
+    "cpu_adam_op_missing": (r"No module named 'deepspeed\.ops\.adam\.cpu_adam_op'", "0; the "
+                            "prebuilt op, imported only when the install records it as built: a "
+                            "stale install, a source tree shadowing it, another Python's wheel: the "
+                            "message does not say which"),
     "fsdp_same_requires_grad": (r"expects all parameters to have same requires_grad", "1, named "
                                 "as avoided in a report about memory: diagnosing it would answer "
                                 "another question (FSDP 1.11's form of fsdp_uniform_grad)"),

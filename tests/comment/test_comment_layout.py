@@ -272,6 +272,20 @@ def test_a_full_comment_sheds_its_least_useful_parts_to_stay_under_1500_characte
     assert body.count("- [ ] ") == 3 and "**Labels**" in body and comment.FOOTER in body
 
 
+def test_a_comment_over_the_budget_anyway_keeps_the_related_titles_first_words() -> None:
+    """Bare numbers are the last resort, taken only where they bring the comment under the
+    budget: a comment that stays over it keeps the start of each related title."""
+    triage = long_triage()
+    resolution = triage.similar[0].resolution * 2
+    fixes = [hit.model_copy(update={"resolution": resolution}) for hit in triage.similar[:2]]
+    more = [similar(n, title="ZeRO-3 hangs at the first all-gather on 8 nodes", resolved=False,
+                    resolution="unresolved") for n in (4, 5)]
+    triage = triage.model_copy(update={"similar": [*fixes, *more]})
+    body = comment.render(triage, allowed_repos=frozenset({"microsoft/DeepSpeed"}))
+    assert len(body) > comment.TARGET_CHARS  # over it even with everything else shed
+    assert "issues/4) ZeRO-3 hangs at the first" in body
+
+
 def test_a_short_comment_loses_nothing() -> None:
     body = comment.render(make_triage())
     assert len(body) < comment.TARGET_CHARS

@@ -211,3 +211,16 @@ def test_evidence_cites_agreeing_neighbours_and_quotes_each_line_once() -> None:
     body = comment.render(triage)
     assert body.count(line) == 1
     assert "3 of 3 similar issues agree" in body
+
+
+def test_related_issues_keep_their_titles_first_words_when_titles_are_shed():
+    """Over the length budget, a related issue without a fix keeps the start of its title: a bare
+    "#303" says nothing without hovering over it, which readers of the comments disliked."""
+    long_title = "OOM at step 1 with ZeRO-3 and CPU offload of the optimizer states on 8 nodes"
+    related = similar(303, resolved=False, resolution="unresolved", title=long_title, score=0.6)
+    triage = make_triage(similar=[related])
+    details = comment_parts.details_block(triage, [related], frozenset({"microsoft/DeepSpeed"}),
+                                         frozenset({"related_titles"}))
+    line = next(ln for ln in details.splitlines() if ln.startswith(comment_parts.RELATED_HEADING))
+    assert "[#303](https://github.com/microsoft/DeepSpeed/issues/303) OOM at step 1 with" in line
+    assert long_title not in line and len(line) < len(comment_parts.RELATED_HEADING) + 130

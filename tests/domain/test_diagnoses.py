@@ -997,6 +997,162 @@ LOGS = {
         "PHLRR4036:24141:24296 [2] NCCL INFO include/net.h:35 -> 2\n"
         "terminate called after throwing an instance of 'std::runtime_error'\n"
         "  what():  NCCL error: unhandled system error, NCCL version 2.14.3"),
+    "apex_cuda_mismatch": (
+        "Building Apex for Megatron fails",
+        "  torch.__version__  = 2.3.0+cu121\n\n  Compiling cuda extensions with\n  nvcc: NVIDIA (R) "
+        "Cuda compiler driver\n  Cuda compilation tools, release 12.4, V12.4.131\n  from "
+        "/usr/local/cuda/bin\n\n  Traceback (most recent call last):\n    File \"/tmp/apex/setup.py\", "
+        "line 178, in <module>\n      check_cuda_torch_binary_vs_bare_metal(CUDA_HOME)\n  "
+        "RuntimeError: Cuda extensions are being compiled with a version of Cuda that does not match "
+        "the version used to compile Pytorch binaries.  Pytorch binaries were compiled with Cuda "
+        "12.1.\n  In some cases, a minor-version mismatch will not cause later errors:  "
+        "https://github.com/NVIDIA/apex/pull/323#discussion_r287021798.  You can try commenting out "
+        "this check (at your own risk)."),
+    "nvcc_gcc_too_new": (
+        "[BUG] fused_adam cannot be compiled on Fedora 39",
+        "[1/3] /usr/local/cuda/bin/nvcc -DTORCH_EXTENSION_NAME=fused_adam -c multi_tensor_adam.cu "
+        "-o multi_tensor_adam.cuda.o\nFAILED: multi_tensor_adam.cuda.o\nIn file included from "
+        "/usr/local/cuda/include/cuda_runtime.h:82,\n                 from <command-line>:\n"
+        "/usr/local/cuda/include/crt/host_config.h:143:2: error: #error -- unsupported GNU version! "
+        "gcc versions later than 12 are not supported! The nvcc flag '-allow-unsupported-compiler' "
+        "can be used to override this version check; however, using an unsupported host compiler "
+        "may cause compilation failure or incorrect run time execution. Use at your own risk.\n"
+        "ninja: build stopped: subcommand failed."),
+    "torch_nccl_mismatch": (
+        "import torch fails after installing the requirements",
+        "Traceback (most recent call last):\n  File \"<string>\", line 1, in <module>\n  File "
+        "\"/opt/conda/lib/python3.10/site-packages/torch/__init__.py\", line 237, in <module>\n"
+        "    from torch._C import *  # noqa: F403\nImportError: /opt/conda/lib/python3.10/"
+        "site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister"),
+    "nvjitlink_mismatch": (
+        "import torch fails on the cluster's login node",
+        "  File \"/home/u/venv/lib/python3.10/site-packages/torch/__init__.py\", line 235, in "
+        "_load_global_deps\n    raise err\nImportError: /home/u/venv/lib/python3.10/site-packages/"
+        "torch/lib/../../nvidia/cusparse/lib/libcusparse.so.12: undefined symbol: "
+        "__nvJitLinkAddData_12_1, version libnvJitLink.so.12"),
+    "megatron_helpers": (
+        "pretrain_gpt.py fails while building the datasets",
+        " > building train, validation, and test datasets for GPT ...\n  File \"/workspace/"
+        "Megatron-LM/megatron/core/datasets/gpt_dataset.py\", line 598, in "
+        "_build_document_sample_shuffle_indices\n    from megatron.core.datasets import helpers\n"
+        "ImportError: cannot import name 'helpers' from 'megatron.core.datasets' (/workspace/"
+        "Megatron-LM/megatron/core/datasets/__init__.py)"),
+    "te_pytorch_import": (
+        "InstructRetro preprocessing fails at import",
+        "  File \"/workspace/Megatron-LM/megatron/core/transformer/custom_layers/"
+        "transformer_engine.py\", line 98, in <module>\n    class TELinear(te.pytorch.Linear):\n"
+        "AttributeError: module 'transformer_engine' has no attribute 'pytorch'"),
+    "te_extensions_renamed": (
+        "FP8 example fails at import with Transformer Engine 1.11",
+        "  File \"/workspace/fp8_example/train.py\", line 9, in <module>\n    import "
+        "transformer_engine_extensions as tex\nModuleNotFoundError: No module named "
+        "'transformer_engine_extensions'"),
+    "accelerate_no_ds": (
+        "accelerate launch with a DeepSpeed config fails at once",
+        "$ accelerate launch --config_file ds_zero2.yaml train.py\nTraceback (most recent call "
+        "last):\n  File \"/home/u/venv/lib/python3.10/site-packages/accelerate/commands/launch.py\", "
+        "line 1037, in deepspeed_launcher\n    raise ImportError(\"DeepSpeed is not installed => run "
+        "`pip3 install deepspeed` or build it from source.\")\nImportError: DeepSpeed is not "
+        "installed => run `pip3 install deepspeed` or build it from source."),
+    "megatron_flash_attn": (
+        "--use-flash-attn fails in Megatron-DeepSpeed",
+        "  File \"/workspace/Megatron-DeepSpeed/megatron/model/transformer.py\", line 526, in "
+        "__init__\n    raise ImportError('FlashAttention is not installed, please install with '\n"
+        "ImportError: FlashAttention is not installed, please install with pip install flash-attn"),
+    "overlap_param_gather": (
+        "pretrain_gpt.py with --overlap-param-gather fails at start",
+        "  File \"/workspace/Megatron-LM/megatron/training/arguments.py\", line 487, in "
+        "validate_args\n    assert args.use_distributed_optimizer, \\\nAssertionError: "
+        "--overlap-param-gather only supported with distributed optimizer"),
+    "colossalai_launch": (
+        "[BUG]: the llama example fails at launch",
+        "  File \"/workspace/ColossalAI/examples/language/llama/benchmark.py\", line 94, in main\n"
+        "    colossalai.launch_from_torch(config={})\nTypeError: launch_from_torch() got an "
+        "unexpected keyword argument 'config'"),
+    "colossalai_windows": (
+        "colossalai run fails on Windows 11",
+        "PS C:\\work\\ColossalAI\\examples\\tutorial\\auto_parallel> colossalai run --nproc_per_node "
+        "1 auto_parallel_with_resnet.py\n'export' is not recognized as an internal or external "
+        "command,\noperable program or batch file.\nError: failed to run torchrun --nproc_per_node=1 "
+        "--nnodes=1 --node_rank=0 auto_parallel_with_resnet.py on 127.0.0.1, is localhost: True, "
+        "exception: Encountered a bad command exit code!"),
+    "colossalai_win_path": (
+        "[BUG]: No extension found on Windows 11",
+        "Traceback (most recent call last):\n  File \"C:\\work\\train.py\", line 21, in <module>\n"
+        "    optimizer = HybridAdam(model.parameters(), lr=1e-3)\n  File \"C:\\Users\\u\\miniconda3\\"
+        "envs\\colo\\lib\\site-packages\\colossalai\\kernel\\kernel_loader.py\", line 79, in load\n"
+        "    raise RuntimeError(\"No extension found\")\nRuntimeError: No extension found"),
+    "cuda_fabric_manager": (
+        "torch.cuda.is_available() is False on the new H100 node",
+        "/usr/local/lib/python3.10/dist-packages/torch/cuda/__init__.py:128: UserWarning: CUDA "
+        "initialization: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+        "before calling NumCudaDevices() that might have already set an error? Error 802: system not "
+        "yet initialized (Triggered internally at ../c10/cuda/CUDAFunctions.cpp:108.)\n  return "
+        "torch._C._cuda_getDeviceCount() > 0\nRuntimeError: No CUDA GPUs are available"),
+    "cuda_driver_mismatch": (
+        "GPUs unusable after the driver update",
+        "$ nvidia-smi\nFailed to initialize NVML: Driver/library version mismatch\nNVML library "
+        "version: 550.90\n$ python -c \"import torch; print(torch.cuda.is_available())\"\n/usr/local/"
+        "lib/python3.10/dist-packages/torch/cuda/__init__.py:128: UserWarning: CUDA initialization: "
+        "Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+        "NumCudaDevices() that might have already set an error? Error 804: forward compatibility was "
+        "attempted on non supported HW\nFalse"),
+    "device_side_assert": (
+        "Fine-tuning crashes at the first step",
+        "../aten/src/ATen/native/cuda/Indexing.cu:1290: indexSelectLargeIndex: block: [192,0,0], "
+        "thread: [96,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n  File \"/opt/conda/lib/"
+        "python3.10/site-packages/torch/nn/functional.py\", line 2264, in embedding\nRuntimeError: "
+        "CUDA error: device-side assert triggered\nCUDA kernel errors might be asynchronously "
+        "reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging "
+        "consider passing CUDA_LAUNCH_BLOCKING=1."),
+    "store_wait_clients": (
+        "two-node run: rank 0 times out at init",
+        "[rank0]:   File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/rendezvous.py\", "
+        "line 189, in _create_c10d_store\n[rank0]:     return TCPStore(\n[rank0]: torch.distributed."
+        "DistStoreError: Timed out after 1801 seconds waiting for clients. 8/16 clients joined."),
+    "gloo_loopback": (
+        "gloo::IoException on the second node",
+        "terminate called after throwing an instance of 'gloo::IoException'\n  what():  [/opt/conda/"
+        "conda-bld/pytorch_1544084119927/work/third_party/gloo/gloo/transport/tcp/pair.cc:724] "
+        "connect [127.0.1.1]:3210: Connection refused\nAborted (core dumped)"),
+    "torchrun_sighup": (
+        "training stops when my ssh session drops",
+        "W0601 10:00:00.121000 140 torch/distributed/elastic/agent/server/api.py:704] Received 1 "
+        "death signal, shutting down workers\nW0601 10:00:00.123000 140 torch/distributed/elastic/"
+        "multiprocessing/api.py:851] Sending process 141 closing signal SIGHUP\nTraceback (most "
+        "recent call last):\n  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/"
+        "elastic/multiprocessing/api.py\", line 76, in _terminate_process_handler\n    raise "
+        "SignalException(f\"Process {os.getpid()} got signal: {sigval}\", sigval=sigval)\n"
+        "torch.distributed.elastic.multiprocessing.api.SignalException: Process 140 got signal: 1"),
+    "ddp_mixed_devices": (
+        "DDP refuses the model after adding LoRA",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/parallel/distributed.py\", line "
+        "1137, in _log_and_throw\n    raise err_type(err_msg)\nValueError: DistributedDataParallel's "
+        "input module must be on the same type of devices, but input module parameters locate in "
+        "{'cpu', 'cuda'}."),
+    "fsdp_device_id": (
+        "FSDP through accelerate fails in prepare on rank 1",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/fsdp/_init_utils.py\", "
+        "line 575, in _get_compute_device\n    raise ValueError(\nValueError: Inconsistent compute "
+        "device and `device_id` on rank 1: cuda:0 vs cuda:1"),
+    "fsdp_offload_moved": (
+        "FSDP with CPU offload fails at the first forward",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/distributed/fsdp/_runtime_utils.py\", "
+        "line 168, in _check_flat_params_on_expected_device\n    raise RuntimeError(\nRuntimeError: "
+        "An FSDP-managed module with parameter CPU offloading enabled has parameters on cuda:0. Make "
+        "sure to not move the module from CPU when offloading parameters."),
+    "zero3_empty_param": (
+        "Loading the reward model's weights under ZeRO-3 fails",
+        "  File \"/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py\", line 2153, in "
+        "load_state_dict\nRuntimeError: Error(s) in loading state_dict for RewardModel:\n\tsize "
+        "mismatch for v_head.weight: copying a param with shape torch.Size([1, 4096]) from "
+        "checkpoint, the shape in current model is torch.Size([0])."),
+    "accelerate_logging": (
+        "train.py fails before training with accelerate 0.21",
+        "  File \"/home/u/train.py\", line 40, in <module>\n    logger.info(\"Loading the dataset\")\n"
+        "  File \"/opt/conda/lib/python3.10/site-packages/accelerate/logging.py\", line 60, in log\n"
+        "    raise RuntimeError(\nRuntimeError: You must initialize the accelerate state by calling "
+        "either `PartialState()` or `Accelerator()` before using the logging utility."),
 }
 
 NEAR_MISSES = {
@@ -1008,8 +1164,8 @@ NEAR_MISSES = {
     "collective_mismatch": "I suspect a mismatch between the ranks' batch sizes; the loss differs.",
     "zero_dp_size_changed": "I resumed my checkpoint with a different world size and the loss jumped.",
     "sigbus": "exits with return code = -70 after the evaluation step",
-    # an install of Transformer Engine whose compiled part is missing or mismatched
-    "transformer_engine": "ModuleNotFoundError: No module named 'transformer_engine_torch'",
+    # an install of Transformer Engine without its JAX part (``te_pytorch_import`` reads the PyTorch one)
+    "transformer_engine": "ModuleNotFoundError: No module named 'transformer_engine_jax'",
     # another program not found, not a launcher
     "launcher_not_on_path": "bash: srun: command not found",
     # a question about the option, not the warning
@@ -1059,7 +1215,8 @@ NEAR_MISSES = {
     "numpy2_abi": "numpy 2.0.1 is installed and training runs, but the loss is NaN.",
     "apex_extensions": "ModuleNotFoundError: No module named 'apex'",
     "cpu_adam_not_built": "AttributeError: 'DeepSpeedCPUAdam' object has no attribute 'param_groups'",
-    "no_kernel_image": "RuntimeError: CUDA error: device-side assert triggered",
+    # another CUDA error at run time, not an architecture missing from the build
+    "no_kernel_image": "RuntimeError: CUDA error: an illegal memory access was encountered",
     "needs_ampere": "I train in bf16 on A100s with FlashAttention 2 and the loss diverges.",
     "invalid_ordinal": "RuntimeError: CUDA error: invalid device function",
     "deepspeed_slot": "ValueError: No hostfile found and no slots specified; using local GPUs",
@@ -1333,6 +1490,73 @@ NEAR_MISSES = {
     # the flush of the requests after an earlier error: not the retries running out
     "nccl_ib_retry": "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<33420> with error 5, "
                      "opcode 0, len 0, vendor err 249",
+    # the compile's own log when the toolkit matches: another error below it
+    "apex_cuda_mismatch": "Compiling cuda extensions with\nCuda compilation tools, release 12.1, "
+                          "V12.1.105\nfrom /usr/local/cuda/bin\nThe build then stops in "
+                          "multi_tensor_adam.cu.",
+    # clang's own refusal: another compiler, another fix
+    "nvcc_gcc_too_new": "error: -- unsupported clang version! clang version must be less than 16 "
+                        "and greater than 3.2",
+    # a symbol of the extension's own code, not NCCL's in PyTorch's library
+    "torch_nccl_mismatch": "ImportError: /opt/conda/lib/python3.10/site-packages/deep_ep_cpp.so: "
+                           "undefined symbol: ncclGetUniqueId",
+    "nvjitlink_mismatch": "nvidia-nvjitlink-cu12 12.4.127 is installed; the cuSPARSE kernels are "
+                          "slow on H100.",
+    # the helpers compiled at start: the run goes on
+    "megatron_helpers": "> compiling dataset index builder ...\nmake: Entering directory "
+                        "'/workspace/Megatron-LM/megatron/core/datasets'\nmake: Nothing to be done "
+                        "for 'default'.\n>>> done with dataset index builder.",
+    # an attribute that an older Transformer Engine release lacks: its PyTorch part imported
+    "te_pytorch_import": "AttributeError: module 'transformer_engine.pytorch' has no attribute "
+                         "'Float8Tensor'",
+    # Transformer Engine 1.7's own build of the module: found, not missing
+    "te_extensions_renamed": "running build_ext\nbuilding 'transformer_engine_extensions' "
+                             "extension\ncreating build/temp.linux-x86_64-cpython-310",
+    "accelerate_no_ds": "DeepSpeed 0.14.2 is installed and accelerate launch --use_deepspeed "
+                        "starts; the loss is NaN after 100 steps.",
+    # the same words in another project's code, no Megatron
+    "megatron_flash_attn": "ImportError: FlashAttention is not installed, please install with pip "
+                           "install flash-attn\n  File \"/opt/app/vision_encoder.py\", line 12",
+    # the legacy models' refusal: another fix
+    "overlap_param_gather": "AssertionError: --overlap-param-gather only supported with MCore "
+                            "models",
+    # another package's launch, no Colossal-AI
+    "colossalai_launch": "TypeError: launch() got an unexpected keyword argument 'config'\n  File "
+                         "\"/opt/conda/lib/python3.10/site-packages/jupyter_client/launcher.py\"",
+    # Colossal-AI under WSL2: a Linux path and shell
+    "colossalai_windows": "export CUDA_VISIBLE_DEVICES=0,1\ncolossalai run --nproc_per_node 2 "
+                          "/mnt/c/work/ColossalAI/examples/train.py\nThe loss is NaN under WSL2.",
+    # a Windows folder merely named like the package, the package itself not in the path
+    "colossalai_win_path": "  File \"C:\\Users\\u\\colossalai_runs\\train.py\", line 3, in "
+                           "<module>\n    import colossalai",
+    # another CUDA error behind the same warning: which one, unsaid
+    "cuda_fabric_manager": "UserWarning: CUDA initialization: Unexpected error from "
+                           "cudaGetDeviceCount(). Did you run some cuda functions before calling "
+                           "NumCudaDevices() that might have already set an error? Error 999: "
+                           "unknown error",
+    # NVML in a container after a systemd reload: another cause
+    "cuda_driver_mismatch": "Failed to initialize NVML: Unknown Error",
+    # the hint printed beside other CUDA errors
+    "device_side_assert": "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+    "store_wait_clients": "TCPStore server listening on 0.0.0.0:29500; 16/16 clients joined in 4 "
+                          "seconds, then training hangs at step 0.",
+    # a real address refused: the peer down or a firewall, not the loopback
+    "gloo_loopback": "connect [10.0.0.2]:3210: Connection refused",
+    # SIGTERM from a scheduler: another sender
+    "torchrun_sighup": "torch.distributed.elastic.multiprocessing.api.SignalException: Process "
+                       "17912 got signal: 15",
+    "ddp_mixed_devices": "All parameters are on the same type of devices (cuda) and DDP trains, "
+                         "but 2x slower than one GPU.",
+    # FSDP's other device check: a model spread over several GPUs
+    "fsdp_device_id": "ValueError: FSDP only supports single device modules but got params on "
+                      "{device(type='cuda', index=0), device(type='cuda', index=1)}",
+    # the other branch of the same check: offload off, the module left on the CPU
+    "fsdp_offload_moved": "RuntimeError: An FSDP-managed module unexpectedly has parameters on "
+                          "cpu. Make sure to move the module to cuda:0 before training.",
+    "zero3_empty_param": "torch.Size([0]) is the shape of the last batch my data loader returns; "
+                         "the loss is NaN there.",
+    "accelerate_logging": "get_logger(__name__) is called after Accelerator() is created; only rank "
+                          "0 prints.",
 }
 
 
@@ -1633,6 +1857,90 @@ OTHER_SPELLINGS = [
     ("setuptools_packaging", "ImportError: cannot import name \"packaging\" from \"pkg_resources\""),
     ("horovod_old_api", "AttributeError: module 'horovod.mxnet' has no attribute "
                         "'DistributedTrainer'"),
+    # nvcc's error from a CUDA build with a compile step of its own
+    ("nvcc_gcc_too_new", "/usr/local/cuda/include/crt/host_config.h:132:2: error: #error -- "
+                         "unsupported GNU version! gcc versions later than 11 are not supported!"),
+    ("torch_nccl_mismatch", "ImportError: /home/runner/.local/lib/python3.10/site-packages/torch/"
+                            "lib/libtorch_cuda.so: undefined symbol: ncclMemFree"),
+    ("nvjitlink_mismatch", "OSError: /usr/local/lib/python3.10/dist-packages/torch/lib/../../nvidia/"
+                           "cusparse/lib/libcusparse.so.12: undefined symbol: "
+                           "__nvJitLinkComplete_12_4, version libnvJitLink.so.12"),
+    # Megatron-Core from late 2024, and Megatron before Megatron-Core
+    ("megatron_helpers", "ModuleNotFoundError: No module named 'megatron.core.datasets.helpers_cpp'"),
+    ("megatron_helpers", "ImportError: cannot import name 'helpers' from 'megatron.data' "
+                         "(/workspace/Megatron-DeepSpeed/megatron/data/__init__.py)"),
+    # code importing the compiled extension itself (1.8 on), on an older install or without it
+    ("te_pytorch_import", "ModuleNotFoundError: No module named 'transformer_engine_torch'"),
+    # the name up to 1.7, unquoted as a rewritten report gives it
+    ("te_extensions_renamed", "ModuleNotFoundError: No module named transformer_engine_extensions"),
+    ("accelerate_no_ds", "ImportError: DeepSpeed is not installed => run `pip install deepspeed` "
+                         "or build it from source."),
+    # the core attention's assertion
+    ("megatron_flash_attn", "  File \"/workspace/Megatron-LM/megatron/model/transformer.py\", line "
+                            "445, in __init__\nAssertionError: Please install FlashAttention first, "
+                            "e.g., with pip install flash-attn"),
+    # Megatron-DeepSpeed's --use-flash-attn-v1 with flash-attn 2 installed
+    ("megatron_flash_attn", "  File \"/workspace/Megatron-DeepSpeed/megatron/model/transformer.py\", "
+                            "line 541, in __init__\n    assert flash_attn_unpadded_func != None, "
+                            "\"Cannot import FlashAttention v1 \"\nAssertionError: Cannot import "
+                            "FlashAttention v1 "),
+    # recent releases, and the option's other requirement
+    ("overlap_param_gather", "AssertionError: --overlap-param-gather only supported with "
+                             "distributed optimizer, megatron fsdp, or dist_muon"),
+    ("overlap_param_gather", "AssertionError: Must use --overlap-param-gather with "
+                             "--overlap-grad-reduce"),
+    # the same requirement as Megatron worded it from Dec 2023 to Aug 2024
+    ("overlap_param_gather", "AssertionError: --overlap-grad-reduce should be turned on when using "
+                             "--overlap-param-gather"),
+    ("colossalai_launch", "  File \"train.py\", line 10, in main\n    colossalai.launch(config=cfg, "
+                          "rank=rank, world_size=ws, host=host, port=port)\nTypeError: launch() got "
+                          "an unexpected keyword argument 'config'"),
+    # Windows's shell in Chinese (ColossalAI#2765)
+    ("colossalai_windows", "ColossalAI\\examples\\tutorial\\auto_parallel> colossalai run "
+                           "--nproc_per_node 1 auto_parallel_with_resnet.py\n'export' "
+                           "不是内部或外部命令，也不是可运行的程序\n或批处理文件。"),
+    # a traceback's path with doubled backslashes, as Python's repr prints it
+    ("colossalai_win_path", "FileNotFoundError: [WinError 2] 'C:\\\\Users\\\\u\\\\venv\\\\Lib\\\\"
+                            "site-packages\\\\colossalai\\\\kernel\\\\extensions'"),
+    # a CUDA call's error, the driver API's, and NCCL's with and without the code
+    ("cuda_fabric_manager", "RuntimeError: CUDA error: system not yet initialized"),
+    ("cuda_fabric_manager", "RuntimeError: CUDA driver error: system not yet initialized"),
+    ("cuda_fabric_manager", "node1:1234:1234 [0] NCCL INFO Cuda failure 802 'system not yet "
+                            "initialized'"),
+    ("cuda_fabric_manager", "misc/strongstream.cc:53 NCCL WARN Cuda failure 'system not yet "
+                            "initialized'"),
+    ("cuda_driver_mismatch", "UserWarning: CUDA initialization: Unexpected error from "
+                             "cudaGetDeviceCount(). Did you run some cuda functions before calling "
+                             "NumCudaDevices() that might have already set an error? Error 803: "
+                             "system has unsupported display driver / cuda driver combination"),
+    ("cuda_driver_mismatch", "RuntimeError: CUDA error: forward compatibility was attempted on non "
+                             "supported HW"),
+    # NVML's own string for the same error (``nvmlErrorString``), as pynvml raises it
+    ("cuda_driver_mismatch", "pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an "
+                             "NVML/RM version mismatch."),
+    ("device_side_assert", "RuntimeError: CUDA error: device-side assert triggered"),
+    # a hostname mapped to 127.0.0.1
+    ("gloo_loopback", "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:598] connect "
+                      "[127.0.0.1]:44221: Connection refused"),
+    # recent Gloo's wording (``SystemError::what``)
+    ("gloo_loopback", "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:446] "
+                      "SO_ERROR: Connection refused, remote=[127.0.1.1]:29500"),
+    # the store's count wrapped onto its own line
+    ("store_wait_clients", "torch.distributed.DistStoreError: Timed out after 901 seconds waiting "
+                           "for clients.\n2/4 clients joined."),
+    # FSDP's message without the rank, and with it, unquoted
+    ("fsdp_device_id", "ValueError: Inconsistent compute device and `device_id`: cuda:0 vs cuda:1"),
+    ("fsdp_device_id", "ValueError: Inconsistent compute device and device_id on rank 3: cuda:0 vs "
+                       "cuda:3"),
+    # Python 3.10's logging of the signal, and the exception alone
+    ("torchrun_sighup", "WARNING:torch.distributed.elastic.agent.server.api:Received "
+                        "Signals.SIGHUP death signal, shutting down workers"),
+    ("torchrun_sighup", "torch.distributed.elastic.multiprocessing.api.SignalException: Process "
+                        "2037 got signal: 1"),
+    # a layer left on the meta device
+    ("ddp_mixed_devices", "ValueError: DistributedDataParallel's input module must be on the same "
+                          "type of devices, but input module parameters locate in {'meta', "
+                          "'cuda'}."),
 ]
 NOT_THESE = [
     # NCCL's IB completion with another status: RNR retries (NCCL retries them without end), a
@@ -1697,6 +2005,32 @@ NOT_THESE = [
     # Horovod's check of the CPU/GPU placement: another fix
     "Mismatched ALLREDUCE CPU/GPU device selection: One rank specified device CPU, but another "
     "rank specified device GPU.",
+    # Windows's shell refusing a script of another tool, no Colossal-AI
+    "'export' is not recognized as an internal or external command,\noperable program or batch "
+    "file.",
+    # a Windows path into another package (a folder merely named like it is no import)
+    "  File \"C:\\Users\\u\\projects\\ColossalAI-notes\\train.py\", line 3",
+    # NCCL missing an older function in an extension's own library: not PyTorch's
+    "ImportError: /opt/conda/lib/python3.10/site-packages/apex_C.so: undefined symbol: "
+    "ncclCommInitRank",
+    # a torchrun stopped by the scheduler (SIGTERM) or Ctrl-C (SIGINT): other senders
+    "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down "
+    "workers",
+    "torch.distributed.elastic.multiprocessing.api.SignalException: Process 498477 got signal: 2",
+    # the device's own error string, not a failed kernel assertion
+    "RuntimeError: CUDA error: an illegal instruction was encountered",
+    # recent Gloo refused at a real address: the peer down or a firewall, not the loopback
+    "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:446] SO_ERROR: Connection "
+    "refused, remote=[10.0.0.2]:29500",
+    # the checks of the option that overlaps the gather with the optimizer step: other fixes
+    "AssertionError: --overlap-param-gather-with-optimizer-step only supported with distributed "
+    "optimizer",
+    "AssertionError: Must use --overlap-param-gather-with-optimizer-step with "
+    "--overlap-param-gather",
+    # Transformer Engine's compiled module under a name of another package
+    "ModuleNotFoundError: No module named 'transformer_engine_torch_nightly'",
+    # a Windows path through Colossal-AI's repository folder, not the installed package
+    "  File \"C:\\work\\ColossalAI\\examples\\train.py\", line 3, in <module>",
 ]
 
 
@@ -1728,7 +2062,10 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
             "dist_init_required", "megatron_data_prefix", "ds_onebit_zero",
             "autotp_kernel_inject", "cub_missing", "ds_pydantic2_field", "megatron_tp_overlap",
             "megatron_dist_ckpt", "flash_attn_sm80", "ds_optimizer_name",
-            "colo_init_context"} <= linking
+            "colo_init_context", "apex_cuda_mismatch", "nvcc_gcc_too_new", "torch_nccl_mismatch",
+            "nvjitlink_mismatch", "megatron_helpers", "accelerate_no_ds", "overlap_param_gather",
+            "colossalai_launch", "colossalai_windows", "cuda_fabric_manager", "torchrun_sighup",
+            "accelerate_logging", "fsdp_offload_moved", "te_extensions_renamed"} <= linking
     assert not linking & {"sigkill", "sigbus", "torch_abi", "zero3_partitioned", "import_name",
                           "cpu_adam_not_built", "loss_scale_minimum", "not_divisible",
                           # an error hiding an earlier one, or a change that depends on where
@@ -1757,7 +2094,16 @@ def test_only_errors_that_name_what_to_change_link_two_reports() -> None:
                           # several ways, which fields, which files, whose calls, which node
                           "horovod_old_api", "colossalai_moved", "no_grad_fn",
                           "checkpoint_recompute", "ds_config_validation", "zero_to_fp32_files",
-                          "zero_optim_wrapper", "data_parallel_replica", "rdzv_join_timeout"}
+                          "zero_optim_wrapper", "data_parallel_replica", "rdzv_join_timeout",
+                          # a package missing or built for another release, a reboot or a
+                          # container's libraries, which index, which rank or node, which device
+                          # mistake, which of the ways to load under ZeRO-3
+                          "te_pytorch_import", "megatron_flash_attn", "cuda_driver_mismatch",
+                          "device_side_assert", "store_wait_clients", "gloo_loopback",
+                          "ddp_mixed_devices", "fsdp_device_id", "zero3_empty_param",
+                          # whatever stopped Colossal-AI on Windows: only the shell's refusal of
+                          # its launcher's `export` is the one error with the one fix
+                          "colossalai_win_path"}
 
 
 @pytest.mark.parametrize("diagnosis_id", sorted(NEAR_MISSES))
@@ -2255,3 +2601,135 @@ def test_review_spellings_and_near_misses_of_the_new_entries() -> None:
     replica = "RuntimeError: Caught RuntimeError in replica 1 on device 1."
     assert ids(f"transformers Trainer\n{replica}") == []
     assert ids(f"deepspeed 0.9\n{replica}") == ["data_parallel_replica"]
+
+
+def test_a_zero3_placeholder_is_not_told_to_rebuild_the_model() -> None:
+    """A parameter of ``torch.Size([0])`` is ZeRO-3's placeholder, not another config: the generic
+    size mismatch ("build it with the checkpoint's config") gives way to the ZeRO-3 entry."""
+    title, log = LOGS["zero3_empty_param"]
+    assert [d.id for d in diagnoses.find(log)] == ["zero3_empty_param"]
+    assert [d.id for d in diagnoses.find(LOGS["size_mismatch"][1])] == ["size_mismatch"]
+    assert "GatheredParameters" in diagnoses.BY_ID["zero3_empty_param"].text
+
+
+def test_megatrons_compiled_helpers_are_not_read_as_another_release() -> None:
+    """``cannot import name 'helpers'`` from Megatron's datasets is its C++ module not built, which
+    "install the release the code was written for" would not fix; another name is still a release's."""
+    log = LOGS["megatron_helpers"][1]
+    assert [d.id for d in diagnoses.find(log)] == ["megatron_helpers"]
+    other = "ImportError: cannot import name 'helpers' from 'megatron.core.datasets.utils_extra'"
+    assert [d.id for d in diagnoses.find(other)] == ["import_name"]
+    moved = "ImportError: cannot import name 'get_blend_from_list' from 'megatron.core.datasets'"
+    assert [d.id for d in diagnoses.find(moved)] == ["import_name"]
+
+
+def test_a_compile_refusing_the_host_compiler_says_why_the_build_failed() -> None:
+    """The JIT build's generic failure gives way to the compiler's named refusal."""
+    log = LOGS["nvcc_gcc_too_new"][1] + "\nRuntimeError: Error building extension 'fused_adam'"
+    assert [d.id for d in diagnoses.find(log)] == ["nvcc_gcc_too_new", "jit_build_failed"]
+    assert ids(report("fused_adam fails", log)) == ["nvcc_gcc_too_new"]
+
+
+def test_cudas_named_reason_replaces_the_generic_no_gpu_advice() -> None:
+    """Error 802 to 804 printed before "No CUDA GPUs are available" say what to fix; the generic
+    check of the visible devices would only add steps the reason makes moot."""
+    for diagnosis_id in ("cuda_fabric_manager", "cuda_driver_mismatch"):
+        log = LOGS[diagnosis_id][1] + "\nRuntimeError: No CUDA GPUs are available"
+        assert [d.id for d in diagnoses.find(log)] == [diagnosis_id]
+    assert [d.id for d in diagnoses.find("RuntimeError: No CUDA GPUs are available")] == \
+        ["no_gpu_visible"]
+
+
+def test_a_device_side_assert_gives_way_to_any_error_that_says_more() -> None:
+    """It says that a kernel's check failed, not which: shown only when nothing else explains."""
+    assert diagnoses.BY_ID["device_side_assert"].generic
+    log = LOGS["device_side_assert"][1] + "\n" + LOGS["ddp_unused"][1]
+    assert ids(report("It fails", log)) == ["ddp_unused"]
+
+
+def test_the_sighup_advice_does_not_rely_on_nohup() -> None:
+    """torchrun installs its own SIGHUP handler, replacing the one ``nohup`` ignores: the text
+    says so and gives the ways that detach the job."""
+    text = diagnoses.BY_ID["torchrun_sighup"].text
+    assert "`nohup` does not help" in text
+    for way in ("`tmux`", "`setsid`", "`sbatch`"):
+        assert way in text, way
+
+
+def test_colossalai_on_windows_needs_the_package_or_its_launcher_named() -> None:
+    """Windows's shell refusing ``export`` is Colossal-AI's launcher only when Colossal-AI is in
+    the report; a WSL path is Linux."""
+    refusal = "'export' is not recognized as an internal or external command,"
+    assert [d.id for d in diagnoses.find(f"colossalai run train.py\n{refusal}")] == \
+        ["colossalai_windows"]
+    assert diagnoses.find(refusal) == ()
+    assert diagnoses.find("/mnt/c/Users/u/ColossalAI/colossalai/initialize.py") == ()
+
+
+
+def test_only_the_shells_refusal_links_two_colossalai_windows_reports() -> None:
+    """The launcher's ``export`` refused by Windows's shell is one error with one fix, so it links
+    reports; a traceback through a Windows install says only where it ran, whatever stopped it,
+    and is not shown beside the refusal."""
+    refusal = ("colossalai run train.py\n'export' is not recognized as an internal or external "
+               "command,")
+    path = ("  File \"C:\\Users\\u\\venv\\Lib\\site-packages\\colossalai\\booster\\booster.py\", "
+            "line 9\nRuntimeError: No extension found")
+    assert diagnoses.linking(diagnoses.find(refusal)) == ("colossalai_windows",)
+    assert [d.id for d in diagnoses.find(path)] == ["colossalai_win_path"]
+    assert diagnoses.linking(diagnoses.find(path)) == ()
+    assert [d.id for d in diagnoses.find(f"{refusal}\n{path}")] == ["colossalai_windows"]
+
+
+def test_transformer_engines_compiled_part_is_read_by_its_name_and_release() -> None:
+    """``transformer_engine_torch`` missing is an install before 1.8 (or a broken one): the text
+    says to upgrade; ``transformer_engine_extensions`` missing is code older than 1.8 on a newer
+    install: the text says which release of either to take."""
+    new = "ModuleNotFoundError: No module named 'transformer_engine_torch'"
+    old = "ModuleNotFoundError: No module named 'transformer_engine_extensions'"
+    assert [d.id for d in diagnoses.find(new)] == ["te_pytorch_import"]
+    assert [d.id for d in diagnoses.find(old)] == ["te_extensions_renamed"]
+    assert "`transformer_engine_extensions`" in diagnoses.BY_ID["te_pytorch_import"].text
+    assert "upgrade it" in diagnoses.BY_ID["te_pytorch_import"].text
+    assert "`transformer_engine<1.8`" in diagnoses.BY_ID["te_extensions_renamed"].text
+
+
+def test_megatrons_helpers_are_built_where_the_code_runs() -> None:
+    """Megatron-DeepSpeed and older Megatron-LM keep the helpers' Makefile in ``megatron/data``;
+    a plain ``pip install .`` builds them away from the checkout that runs."""
+    text = diagnoses.BY_ID["megatron_helpers"].text
+    for said in ("`make -C megatron/core/datasets`", "`megatron/data`", "`pip install -e .`",
+                 "on each node"):
+        assert said in text, said
+    log = ("  File \"/workspace/Megatron-DeepSpeed/megatron/data/gpt_dataset.py\", line 318, in "
+           "_build_index_mappings\n    from megatron.data import helpers\nImportError: cannot import "
+           "name 'helpers' from 'megatron.data' (/workspace/Megatron-DeepSpeed/megatron/data/"
+           "__init__.py)")
+    assert [d.id for d in diagnoses.find(log)] == ["megatron_helpers"]
+
+
+def test_only_nvmls_own_mismatch_replaces_the_generic_no_gpu_advice() -> None:
+    """NVML's own messages say what to fix; the reporter's words naming the mismatch do not, and
+    the generic check of the visible devices stays."""
+    no_gpu = "RuntimeError: No CUDA GPUs are available"
+    for nvml in ("Failed to initialize NVML: Driver/library version mismatch",
+                 "pynvml.nvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version "
+                 "mismatch."):
+        assert [d.id for d in diagnoses.find(f"{nvml}\n{no_gpu}")] == ["cuda_driver_mismatch"]
+    said = f"nvidia-smi says Driver/library version mismatch\n{no_gpu}"
+    assert [d.id for d in diagnoses.find(said)] == ["no_gpu_visible"]
+
+
+def test_apexs_refusal_is_not_repeated_by_the_env_rule() -> None:
+    """Apex's own check names PyTorch's CUDA version and says what to do: the env rule's CUDA
+    mismatch (torch and nvcc of different majors while building) would say it twice."""
+    title, log = LOGS["apex_cuda_mismatch"]
+    text = full_text(title, log)
+    env = Environment(cuda_torch="12.1", cuda_nvcc="11.8")
+    assert ids(text, env) == ["apex_cuda_mismatch"]
+    assert "even a minor difference (12.4 against 12.1) is refused" in \
+        diagnoses.BY_ID["apex_cuda_mismatch"].text
+    # without Apex's refusal, the env rule still speaks
+    build = full_text("fused_adam fails to build", "RuntimeError: Error building extension "
+                      "'fused_adam'")
+    assert ids(build, env)[0] == "cuda_mismatch"

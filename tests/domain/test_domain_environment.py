@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 import support.domain as s
-from triagebot.domain.environment import extract
+from triagebot.domain.environment import extract, mentions
 
 
 def test_ds_report() -> None:
@@ -173,3 +173,12 @@ def test_nodes_times_gpus_per_node_gives_the_nodes() -> None:
 def test_a_model_with_four_digits_and_a_batch_size_product_read_right() -> None:
     assert extract("one machine with x4 A6000s").gpu_count == 4
     assert extract("batch size 4 x 2 GPUs").nodes is None
+
+
+def test_a_framework_is_mentioned_in_its_own_terms() -> None:
+    """The one reading of "the report mentions DeepSpeed" (the framework hints); the checklist
+    asks Accelerate's config with its deepspeed_config section on it."""
+    assert mentions("training with ds_config.json", "deepspeed")
+    assert mentions("Using DeepSpeed ZeRO-3", "deepspeed")
+    assert not mentions("FSDP with full sharding", "deepspeed")
+    assert not mentions("anything", "no-such-framework")

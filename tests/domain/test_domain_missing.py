@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import support.domain as s
 from support.comment import make_triage
 from triagebot.domain import missing, symptom_requests
@@ -1000,3 +1002,63 @@ def test_slow_inference_is_asked_how_the_time_was_measured() -> None:
     training = "Training with ZeRO-2 is slower than DDP."
     items = missing.missing_info(training, extract(training), "S4", True, framework="deepspeed")
     assert next(i for i in items if i.key == "profile").description != symptom_requests.PROFILE_INFERENCE
+
+
+# --- a question or a feature request is not asked for a bug's traceback, repro or versions -----
+
+@pytest.mark.parametrize("text", [
+    "Configuring fp8 training\nHow should fp8 training be configured in Megatron-LM?",
+    "Problem with multi-node training under Slurm\nI want to train across nodes. Is there any "
+    "resource on how to do that?",
+    "Sequence lengths\nI'd like to ask how to handle lengths the sequence parallel size does not divide.",
+    "CPUAdam warning\nDoes deepspeed work with AMD CPUs?",
+])
+def test_a_question_without_an_error_gets_no_checklist(text: str) -> None:
+    assert missing.howto_question(text), text
+    assert _keys(text, "S4", True, framework="deepspeed") == [], text
+
+
+@pytest.mark.parametrize("text", [
+    "Built-in SLURM support\nOut-of-the-box support for multi-node training on SLURM clusters "
+    "would be handy.",
+    "BF16 support\nIs support for bf16 training in deepspeed planned for the near future?",
+    "Request to change the CUDA_VISIBLE_DEVICES handling in deepspeed/launcher/runner.py\nTraining "
+    "on chosen GPUs kept failing because the launcher resets CUDA_VISIBLE_DEVICES.",
+    "Customizable Tensorboard\nCould a utility be added that lets me plug in my own tensorboard?",
+])
+def test_a_feature_request_is_not_asked_for_a_bugs_traceback_repro_or_versions(text: str) -> None:
+    assert missing.asks_for_a_feature(text), text
+    keys = _keys(text, "S4", True, framework="deepspeed")
+    assert not set(keys) & missing.BUG_STYLE, (text, keys)
+
+
+@pytest.mark.parametrize("text", [
+    # a bug reported with a question mark
+    "How do I fix this? Training fails with RuntimeError: CUDA error: an illegal memory access.",
+    "Why does ZeRO-3 crash with an error on 8 GPUs?",
+    "ValueError: Only able to place 0 replicas, but 2 replicas were requested.\nHow do I fix this?",
+    # a bug with a wish: its own failure is shown or named
+    "FSDP gives random-level accuracy with param_init_fn; it would be great if FSDP supported "
+    "this out of the box.",
+    "Training crashes\n```\nTraceback (most recent call last):\nRuntimeError: boom\n```\nIt would be "
+    "nice if the error were clearer.",
+])
+def test_a_bug_reported_with_a_question_or_a_wish_keeps_its_checklist(text: str) -> None:
+    assert not missing.howto_question(text) and not missing.asks_for_a_feature(text), text
+    assert set(_keys(text, "S4", True)) & missing.BUG_STYLE, text
+
+
+def test_a_fix_the_reporter_made_in_the_frameworks_code_is_a_diagnosis() -> None:
+    for text in ("FSDP training hangs when saving. Simply adding a `dist.barrier()` inside "
+                 "`_pre_state_dict_hook` gets me past the problem.",
+                 "pipeline_parallel doesn't work when pp_size > 2; the program hangs.\nWith my "
+                 "modification:\n```\ndef _batched_p2p_ops(*, tensor_send_prev): ...\n```"):
+        assert missing.reporter_diagnosed(text) and _keys(text, "S4", True) == [], text
+    assert not missing.reporter_diagnosed("With torch 2.5 I can't get past this error: KeyError.")
+
+
+def test_two_virtual_machines_with_a_gpu_each_are_several_processes():
+    """horovod#3620: "2 VMs, each with 1 GPU" is a two-node run, whose NCCL log is worth asking
+    for: the single GPU per machine does not make it one process."""
+    text = "Horovod training hangs on 2 VMs, each with 1 GPU, at the first allreduce."
+    assert not missing._one_process(text, extract(text))

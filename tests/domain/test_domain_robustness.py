@@ -78,3 +78,96 @@ def test_runs_of_whitespace_are_cleaned_fast(body: str) -> None:
     text = full_text("Training is slow", "It hangs.\n" + body)
     missing.missing_info(text, extract(text), "S4", True, framework="deepspeed")
     assert time.perf_counter() - start < 30.0  # hang guard (backtracking), not a benchmark
+
+
+# Texts aimed at the diagnoses' signatures that scan within a line or try several starts around a
+# word (``diagnoses.Signature``): Windows paths without the package's folder, repeated words with
+# nothing after them, a store's timeout message cut short. Each must stay linear.
+DIAGNOSIS_HOSTILE = [
+    "C:\\" * 40_000 + "\\colossalai\\x",
+    "D:\\" + "a\\" * 50_000 + "colossalai\\x colossalai",
+    ("export " * 15_000) + "\ncolossalai",
+    "transformer_engine" * 5_000,
+    "() got an unexpected keyword argument " * 2_500 + "colossalai",
+    "connect [127." * 8_000,
+    "Timed out after 1 seconds waiting for clients. " * 2_000,
+    "Timed out after 1 seconds waiting for clients.\n   " * 2_000,
+    "SO_ERROR: Connection refused, remote=[127." * 3_000,
+    "CUDA driver error: system not yet initiali" * 3_000,
+    "SignalException: Process " * 4_000 + " death signal" * 4_000,
+    "cannot import name " * 5_000 + "no module named " * 5_000,
+    "device-side assert " * 5_000,
+    "undefined symbol: __nvJitLink" * 3_000,
+]
+
+
+@pytest.mark.parametrize("text", DIAGNOSIS_HOSTILE, ids=range(len(DIAGNOSIS_HOSTILE)))
+def test_the_diagnoses_stay_fast_on_text_aimed_at_their_signatures(text: str) -> None:
+    from triagebot.domain import diagnoses
+
+    start = time.perf_counter()
+    diagnoses.find(full_text("It fails", text))
+    diagnoses.find(text)
+    assert time.perf_counter() - start < 10.0  # hang guard (backtracking), not a benchmark
+
+
+# The hang read from the text with no symptom stated, where it stops, and questions and feature
+# requests: 100 KB of the units those patterns start from.
+HANG_AND_QUESTION_UNITS = ["hang ", "a_a_", "?", "stuck ", "stuck at `", "I'm stuck trying ", "freezes the ",
+                           "timeout ", "time out ", "when the ", "hangs in the ", "the hang ", "no longer ",
+                           "doesn't hang ", "fixes the hang ", "got me past the ", "with my fix:",
+                           "Watchdog caught collective operation timeout ", "Connection refused ",
+                           "how should ", "how do ", "would be nice ", "could a ", "is there any ",
+                           "does it work with ", "I'd like to ask ", "any plans to ", "planned ", "  ", "\n"]
+
+
+@pytest.mark.parametrize("unit", HANG_AND_QUESTION_UNITS)
+def test_hang_and_question_readings_are_fast_on_hostile_input(unit: str) -> None:
+    from triagebot.domain import symptom_requests
+    text = unit * (100_000 // len(unit))
+    for pattern in (symptom_requests._HANG, symptom_requests._PERSON_AFTER, symptom_requests._COLLECTIVE_TIMEOUT,
+                    symptom_requests._HANG_GONE, symptom_requests._NOTHING_TO_STACK,
+                    symptom_requests._PLACE_IN_RUN, missing._FEATURE_ASK, missing._QUESTION_BODY,
+                    missing._DIAGNOSED, missing._ZERO_STAGE):
+        start = time.perf_counter()
+        pattern.findall(text)
+        assert time.perf_counter() - start < 0.5, (pattern.pattern[:40], unit)
+    report = full_text("Training hangs on 8 GPUs", text)  # as the engine reads it (blank runs collapsed)
+    start = time.perf_counter()
+    symptom_requests.hang_gone(report)
+    symptom_requests._says_where_it_stops(report)
+    missing.asks_for_a_feature(report)
+    missing.howto_question(report)
+    assert time.perf_counter() - start < 1.0, unit
+    start = time.perf_counter()
+    missing.missing_info(report, extract(report), None, True, framework="deepspeed")
+    assert time.perf_counter() - start < 10.0  # hang guard (backtracking), not a benchmark
+
+
+# Inputs that made single patterns backtrack for seconds to minutes: a run of tags before "request
+# to", a title of tags before a question, 100 KB of newlines at line starts, "stuck" with no
+# sentence end before it. Each must stay well under a second.
+@pytest.mark.parametrize("pattern_name, text", [
+    ("_FEATURE_ASK", "[a]   " * 15),
+    ("_FEATURE_ASK", "[a]   " * 5_000),
+    ("_HOWTO_TITLE", "[a]   " * 64),
+    ("_QUESTION_TITLE", "[a]   " * 64),
+    ("_NOT_A_BUG_TAG", "[a]   " * 64),
+    ("_TRACE", "\n" * 100_000),
+])
+def test_tag_runs_and_blank_lines_do_not_backtrack(pattern_name: str, text: str) -> None:
+    pattern = getattr(missing, pattern_name)
+    start = time.perf_counter()
+    pattern.search(text)
+    assert time.perf_counter() - start < 0.5, pattern_name
+
+
+def test_a_long_text_of_stuck_without_a_full_stop_is_read_fast() -> None:
+    from triagebot.domain import symptom_requests
+    text = "I got stuck " * 8_333
+    start = time.perf_counter()
+    symptom_requests.hangs(text)
+    symptom_requests.hang_gone(text)
+    missing.asks_for_a_feature(text)
+    missing.howto_question(text)
+    assert time.perf_counter() - start < 0.5

@@ -132,7 +132,7 @@ UNITS = ["a_a_", "-a-a", "x1x1", "\n\n\n", "```", "?(", "?[", "? [yes/NO]: ", "w
 def test_the_new_patterns_are_fast_on_hostile_input(unit: str) -> None:
     text = unit * (100_000 // len(unit))
     for pattern in (missing._ONE_PROCESS, missing._ONE_GPU, missing._SEVERAL_PROCESSES,
-                    missing._ACCELERATE_ANSWER, missing._ACCELERATE_CONFIG_MENTION, missing._DEEPSPEED):
+                    missing._ACCELERATE_ANSWER, missing._ACCELERATE_CONFIG_MENTION, missing._ZERO_STAGE):
         start = time.perf_counter()
         pattern.findall(text)
         assert time.perf_counter() - start < 0.5, (pattern.pattern[:40], unit)
@@ -140,3 +140,11 @@ def test_the_new_patterns_are_fast_on_hostile_input(unit: str) -> None:
     start = time.perf_counter()
     missing.missing_info(report, extract(report), "S2", True, framework=ACCELERATE)
     assert time.perf_counter() - start < 10.0  # hang guard, not a benchmark
+
+
+def test_accelerate_config_asks_for_its_deepspeed_section_when_deepspeed_or_a_zero_stage_runs_under_it() -> None:
+    for text in ("accelerate launch with DeepSpeed fails with an error, ZeRO offload on.",
+                 "accelerate launch with zero3 offload fails with an error."):
+        items = missing.missing_info(text, extract(text), "S4", True, framework=ACCELERATE)
+        config = [i for i in items if i.key == "config"]
+        assert config and config[0].description == missing.ACCELERATE_DEEPSPEED_CONFIG, text

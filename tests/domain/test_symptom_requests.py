@@ -171,17 +171,22 @@ def test_wrong_inference_output_is_asked_for_the_same_prompt_without_the_wrapper
     assert "replace_with_kernel_inject=False" in described(text, "S5", "5.3", framework="deepspeed")
 
 
+CHECKPOINT = "Loading the checkpoint fails with a size mismatch for the embedding weight."
+
+
 def test_symptom_requests_need_a_stated_or_confident_symptom() -> None:
     # nothing stated: the symptom's requests stay unasked (the generic fallback may remain)
-    assert not set(asked(HANG, None, None, forced_symptom="4.11")) & symptom_requests.KEYS
+    assert not set(asked(CHECKPOINT, None, None, forced_symptom="4.10")) & symptom_requests.KEYS
     # stage stated, symptom not: only a confident top choice inside that stage keys requests
-    confident = asked(HANG, "S4", None, forced_symptom="4.11", symptom_confidence=0.9)
-    assert confident == ["stacks", "nccl_debug"]
-    unsure = asked(HANG, "S4", None, forced_symptom="4.11",
+    confident = asked(CHECKPOINT, "S4", None, forced_symptom="4.10", symptom_confidence=0.9)
+    assert confident[0] == "ckpt_parallel"
+    unsure = asked(CHECKPOINT, "S4", None, forced_symptom="4.10",
                    symptom_confidence=missing.REQUEST_CONFIDENCE - 0.1)
     assert not set(unsure) & symptom_requests.KEYS
-    outside = asked(HANG, "S5", None, forced_symptom="4.11", symptom_confidence=0.99)
+    outside = asked(CHECKPOINT, "S5", None, forced_symptom="4.10", symptom_confidence=0.99)
     assert not set(outside) & symptom_requests.KEYS
+    # a confident top choice of another symptom is kept over a hang in the text
+    assert asked(HANG, "S4", None, forced_symptom="4.2", symptom_confidence=0.9) != ["stacks", "nccl_debug"]
 
 
 def test_symptom_requests_replace_the_generic_checklist_and_stay_at_three() -> None:
@@ -377,3 +382,155 @@ def test_a_block_introduced_as_the_installs_output_is_the_build_log() -> None:
     assert "build_log" not in asked(pasted, "S1", "1.1", framework="deepspeed", distributed=False)
     said = "DS_BUILD_OPS=1 pip install deepspeed produces lots of errors."
     assert "build_log" in asked(said, "S1", "1.1", framework="deepspeed", distributed=False)
+
+
+# --- a hang the text reports gets the hang requests when no symptom is stated ---------------------
+
+@pytest.mark.parametrize("text", [
+    HANG,
+    "Training hangs at step 0 with 8 GPUs.",
+    "My DDP job gets stuck at initializing on 2 nodes.",
+    "The mnist_advanced example freezes after printing epoch 1/24 on 4 GPUs.",
+    "FSDP training deadlocks in the backward pass with 16 ranks.",
+])
+def test_a_hang_in_the_text_is_asked_for_the_stacks_and_the_nccl_log_with_no_symptom_stated(
+        text: str) -> None:
+    assert asked(text, None, None) == ["stacks", "nccl_debug"], text
+    assert asked(text, "S4", None, symptom_confidence=0.3) == ["stacks", "nccl_debug"], text
+    assert "py-spy dump" in described(text, None, None) and "NCCL_DEBUG=INFO" in described(text, None, None)
+
+
+def test_a_collective_timeout_is_a_hang_to_take_stacks_of() -> None:
+    timeout = ("Training fails after 30 minutes.\n```\n[E ProcessGroupNCCL.cpp:737] [Rank 0] Watchdog "
+               "caught collective operation timeout: WorkNCCL(SeqNum=3424, OpType=ALLGATHER, "
+               "Timeout(ms)=1800000) ran for 1803741 milliseconds before timing out.\n```")
+    assert asked(timeout, None, None) == ["stacks", "nccl_debug"]
+    assert asked(timeout, "S4", "4.7") == ["nccl_debug", "stacks"]
+    # the report is about the timeout setting itself: the wait is expected
+    setting = "Setting a timeout through InitProcessGroupKwargs has no effect\n" + timeout
+    assert "stacks" not in asked(setting, None, None) and "stacks" not in asked(setting, "S4", "4.7")
+
+
+def test_an_initialization_hang_in_a_stated_setup_stage_is_asked_for_the_stacks_and_the_launch() -> None:
+    text = "Multi-node training with colossalai run gets stuck before the process group is initialized."
+    assert asked(text, "S2", None, symptom_confidence=0.3)[:2] == ["stacks", "launcher_command"]
+
+
+@pytest.mark.parametrize(("text", "kw"), [
+    # the reporter stuck, not the program
+    ("Stuck trying to combine PP with DeepSpeed. I'm stuck trying to get PP working.", {}),
+    # parameters frozen, not the program
+    ("ZeRO3 checkpoint save/load loses frozen weights when I freeze the embeddings.", {}),
+    # a hang word only in a pasted log
+    ("Running the diffusion example fails\n```\nUserWarning: Error handling mechanism for deadlock "
+     "detection is uninitialized. Skipping check.\nTraceback (most recent call last):\n  File \"main.py\", "
+     "line 8, in <module>\nKeyError: 'x'\n```", {}),
+    # a hang the report says is over
+    ("Training hung on 8 GPUs; after upgrading NCCL the hang went away.", {}),
+    ("Setting NCCL_P2P_DISABLE=1 fixes the deadlock on our 4090s.", {}),
+    # no process in Python to dump: the launch over ssh failed and says so
+    ("colossalai run on 2 nodes fails with 'not a valid RSA private key file' and then hangs.", {}),
+    # a build that hangs waits on a lock, not on NCCL
+    ("Fused kernel compilation can hang on 8 GPUs.", {"stage": "S1"}),
+    # one process: no ranks, no NCCL
+    ("Training hangs at step 0.", {"distributed": False}),
+])
+def test_no_hang_requests_without_an_unambiguous_hang_of_a_distributed_job(text: str, kw: dict) -> None:  # type: ignore[type-arg]
+    stage = kw.get("stage")
+    keys = asked(text, stage, None, symptom_confidence=0.3, distributed=kw.get("distributed", True))
+    assert "stacks" not in keys and "nccl_debug" not in keys, text
+
+
+def test_a_question_titled_hang_report_gets_no_hang_requests_without_a_stated_symptom() -> None:
+    title = "[QUESTION] Reason A2A Overlap hangs on torch version < 2.6.0"
+    text = title + "\nI came across this in the code and would like to understand why it hangs on 8 GPUs."
+    assert "stacks" not in asked(text, None, None, title=title)
+    assert asked(text, "S4", "4.11", title=title) == ["stacks", "nccl_debug"]  # stated: as before
+
+
+def test_a_hang_report_that_shows_its_stacks_is_not_keyed_as_a_hang() -> None:
+    dumped = HANG + "\npy-spy dump of rank 0:\nThread 1234 (active): \"MainThread\"\n"
+    assert not {"stacks", "nccl_debug"} & set(asked(dumped, None, None))
+
+
+def test_hang_requests_keyed_by_the_text_are_worth_a_comment_on_their_own() -> None:
+    items = missing.asked_in_comment(triage_of(HANG, None, None))
+    assert missing.specific(items, None)
+    generic = [MissingInfo(key="versions", description="v")]
+    assert not missing.specific(generic, None)
+
+
+@pytest.mark.parametrize("text", [
+    'Code hangs at "initalizing ddp" with more than one GPU.',
+    "DDP gets stuck at `accelerator.prepare` on 2 GPUs.",
+    "GPT training gets stuck in the dataloader sanity check with TP=2, PP=2.",
+    "Resuming from a checkpoint hangs in the validation forward pass on 16 GPUs.",
+    "FSDP training hangs when the program tries to save the model on 8 GPUs.",
+    "Training hangs as soon as the model starts training on 2 GPUs.",
+])
+def test_a_hang_that_names_where_it_stops_is_not_asked_whether_it_is_the_same_step(text: str) -> None:
+    assert "same step" not in described(text, "S4", "4.11"), text
+
+
+def _keys(title: str, body: str, stage: str | None = "S4") -> list[str]:
+    from triagebot.domain import missing as missing_module
+    from triagebot.domain.environment import extract as extract_env
+    from triagebot.text.signal import full_text as full
+    text = full(title, body)
+    return [item.key for item in missing_module.missing_info(text, extract_env(text), stage, True,
+                                                              framework="deepspeed")]
+
+
+@pytest.mark.parametrize("text", [
+    "It doesn't crash, it just hangs", "No error, the job hangs forever",
+    "it does not hang on 1 GPU but hangs on 8", "Training froze at step 100",
+    "The process is stuck trying to connect to the master"])
+def test_the_programs_hang_is_read(text: str) -> None:
+    assert symptom_requests.hangs(text)
+
+
+@pytest.mark.parametrize("text", [
+    "It does not hang, it crashes immediately", "The loss is stuck at 11.0 on 8 GPUs",
+    "I froze the first 10 layers", "I'm stuck trying to get PP working"])
+def test_a_denied_hang_a_stuck_metric_or_frozen_layers_are_no_hang(text: str) -> None:
+    assert not symptom_requests.hangs(text)
+
+
+def test_a_denied_hang_or_a_stuck_metric_gets_no_stacks() -> None:
+    assert "stacks" not in _keys("ZeRO-3 crash on 8 GPUs", "It does not hang, it crashes immediately.", None)
+    assert "stacks" not in _keys("Loss on 8 GPUs", "The loss is stuck at 11.0 on 8 GPUs.", None)
+
+
+def test_a_hang_after_the_one_that_is_gone_still_counts() -> None:
+    text = ("It no longer hangs after downgrading to 0.13, but with 0.15 it hangs at the first step "
+            "on 8 GPUs.")
+    assert not symptom_requests.hang_gone(text)
+    assert "stacks" in _keys("Hang with 0.15", text, None)
+    assert symptom_requests.hang_gone("It no longer hangs after downgrading to 0.13.")
+
+
+@pytest.mark.parametrize("body", [
+    "The loss becomes NaN after 1000 steps with bf16 and ZeRO-2 on 8 GPUs. How can this happen?",
+    "Memory usage is 2x higher than expected. How does this happen?",
+    "Does deepspeed work with AMD CPUs? When I run it, the loss is NaN.",
+    "Is there any documentation on this? The accuracy drops to random after resuming."])
+def test_a_bug_report_with_a_question_in_it_keeps_its_requests(body: str) -> None:
+    from triagebot.domain import missing as missing_module
+    assert not missing_module.howto_question("Problem with ZeRO-2\n" + body)
+    assert _keys("Problem with ZeRO-2", body)
+
+
+def test_a_bug_report_with_a_wish_keeps_its_bug_requests() -> None:
+    from triagebot.domain import missing as missing_module
+    crash = "Training crashes at step 5. It would be nice if it didn't crash."
+    assert not missing_module.asks_for_a_feature("Crash with ZeRO-3\n" + crash)
+    assert "traceback" in _keys("Crash with ZeRO-3", crash)
+    fails = "Resuming from checkpoint fails on 2 nodes. Any plans to fix this?"
+    assert not missing_module.asks_for_a_feature("Bug\n" + fails)
+    assert _keys("Bug", fails)
+
+
+def test_a_feature_request_is_not_asked_for_the_launch_command() -> None:
+    keys = _keys("Multi-node on SLURM", "Out-of-the-box support for multi-node SLURM on 8 nodes would be handy.",
+                 None)
+    assert "launcher_command" not in keys and "traceback" not in keys

@@ -66,3 +66,16 @@ def test_every_stated_dimension_was_measured_on_enough_issues() -> None:
         "import_name", "port_in_use", "libaio_missing", "colossalai_moved"}
     # colossalai_moved: S1 and 1.2 on 6 of 6, its root causes varied (R1.4 2, R1.1 2), so none
     assert diagnoses.BY_ID["colossalai_moved"].states == {"stage", "symptom"}
+
+
+def test_an_entry_kept_for_its_message_alone_is_shown_and_states_nothing(
+        silent_engine: Engine) -> None:
+    """The entries added for frequent tracker errors match no or one shared issue: the triage
+    carries them (the comment shows their text) without stating a label for them."""
+    body = ("```\n[rank0]: torch.distributed.DistStoreError: Timed out after 1801 seconds waiting "
+            "for clients. 8/16 clients joined.\n```")
+    triage = silent_engine.triage(Issue(repo=DS_REPO, title="two nodes: rank 0 times out",
+                                        body=body))
+    assert [d.id for d in triage.diagnoses] == ["store_wait_clients"]
+    assert not diagnoses.BY_ID["store_wait_clients"].states
+    assert all(triage.stated(dim) is None for dim in ("stage", "root_cause", "fix_pattern"))

@@ -36,11 +36,13 @@ MAX_CHARS = 10_000  # well under GitHub's 65,536 (RELIABILITY 39)
 # The length a comment should stay under to be read (#11). Over it, the least useful parts go
 # first, one more at each step: the runner-up labels and the detected environment (both restate
 # what a maintainer sees anyway), evidence quotes beyond one per label, the second tip, the
-# neighbour counts in the evidence, the titles of related issues (a fix held back keeps its
-# resolution), then the titles of the fixes offered (their resolutions always stay whole).
+# neighbour counts in the evidence, the related issues' titles beyond their first words (a fix
+# held back keeps its resolution), then the titles of the fixes offered (their resolutions
+# always stay whole), and last the related issues' first words, only where that brings the
+# comment under the budget (a comment over it anyway keeps them).
 TARGET_CHARS = 1_500
 SHED_ORDER = ("alternatives", "environment", "one_quote", "second_tip", "agreement",
-              "related_titles", "short_links")
+              "related_titles", "short_links", "related_bare")
 SHEDDING = tuple(frozenset(SHED_ORDER[:n]) for n in range(len(SHED_ORDER) + 1))
 
 DIAGNOSIS_HEADING = "#### What the error says"
@@ -73,6 +75,8 @@ def render(
         body = _compose(triage, allowed, "full", shed)
         if len(body) < TARGET_CHARS and len(body) <= max_chars:
             break
+    else:  # the last resort only where it brings the comment under the budget
+        shed = SHEDDING[-2]
     for level in ("full", "no_details", "no_similar"):
         body = _compose(triage, allowed, level, shed)
         if len(body) <= max_chars:

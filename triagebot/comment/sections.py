@@ -29,6 +29,9 @@ MAX_ALTERNATIVES = 2
 MIN_ALTERNATIVE = 0.15  # a runner-up under 15% tells a maintainer nothing
 RESOLUTION_CHARS = 260  # a whole sentence: a fix cut in the middle reads as a different fix
 TITLE_CHARS = 100  # whole titles; over the length budget related titles go first (render.SHED_ORDER)
+# ... to this: readers found bare issue numbers useless (a title shows only on hover, not on a
+# phone or in an e-mail), so a shed title keeps its first words.
+SHORT_TITLE_CHARS = 48
 # Quotes per label once a comment is over its length budget (``render.SHED_ORDER``).
 QUOTES_PER_LABEL = 1
 
@@ -305,7 +308,7 @@ def details_block(triage: Triage, related: list[Similar], allowed: frozenset[str
     with their resolution, threads without a fix), the environment, how to correct.
     ``shed`` names the parts left out of a comment over its length budget (``alternatives``,
     ``environment``, ``one_quote`` per label, ``agreement``: the neighbour counts,
-    ``related_titles``)."""
+    ``related_titles``: cut to their first words, ``related_bare``: none)."""
     resolved, _ = split_similar(triage.similar)
     update: dict[str, object] = {  # agreement is counted over the links the comment shows
         "similar": [] if "agreement" in shed else resolved + related}
@@ -316,7 +319,8 @@ def details_block(triage: Triage, related: list[Similar], allowed: frozenset[str
     short = triage.model_copy(update=update)
     parts = [_labels(triage), _evidence(short), _held_back(triage),
              "" if "alternatives" in shed else _alternatives(triage),
-             _related(triage, related, allowed, titles="related_titles" not in shed),
+             _related(triage, related, allowed, titles="related_titles" not in shed,
+                      bare="related_bare" in shed),
              "" if "environment" in shed else _environment(triage),
              ("Triaged with an LLM. " if "llm" in triage.source else "") + COMMANDS]
     body = "\n\n".join(p for p in parts if p)
@@ -384,17 +388,20 @@ def _alternatives(triage: Triage) -> str:
 
 
 def _related(triage: Triage, related: list[Similar], allowed: frozenset[str],
-             titles: bool = True) -> str:
+             titles: bool = True, bare: bool = False) -> str:
     """Relevant issues for maintainers: resolved ones with their fix (not offered to the
-    reporter), then those without a known fix (a possible duplicate); without ``titles`` as
-    references only (GitHub shows a title on hover), the fixes still whole."""
+    reporter), then those without a known fix (a possible duplicate); without ``titles`` the
+    latter on one line, each with its title's first words (``SHORT_TITLE_CHARS``; with
+    ``bare``, the last resort over the length budget, none), the fixes still whole."""
     fixed = [similar_line(s, triage.repo, allowed, with_resolution=True, short=not titles)
              for s in related if s.resolved]
     parts = [f"{RELATED_FIXED_HEADING}\n" + "\n".join(fixed)] if fixed else []
     open_ = [s for s in related if not s.resolved]
     if open_ and not titles:
-        refs = [similar_ref(s, triage.repo, allowed) + _origin(s, triage.repo) for s in open_]
-        parts.append(f"{RELATED_HEADING}: " + ", ".join(refs))
+        refs = [similar_ref(s, triage.repo, allowed) + _origin(s, triage.repo)
+                + ("" if bare else " " + sanitize.safe_inline(s.title, SHORT_TITLE_CHARS))
+                for s in open_]
+        parts.append(f"{RELATED_HEADING}: " + "; ".join(refs))
     elif open_:
         lines = [similar_line(s, triage.repo, allowed, with_resolution=False) for s in open_]
         parts.append(f"{RELATED_HEADING}\n" + "\n".join(lines))

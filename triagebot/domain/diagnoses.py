@@ -27,10 +27,12 @@ Measured (matched issues / right, by the annotators' labels and the resolution t
 id                    matched  right  implied ids and their agreement with the labels
 ====================  =======  =====  =============================================================
 cuda_mismatch         2        2      S1 2/2, R1.1 2/2, F2 1/1 (+ the env rule: 0 in the data)
+apex_cuda_mismatch    0        -      (certain: Apex's own check names PyTorch's CUDA version)
 cuda_toolkit_missing  2        2      S1 2/2, R1.4 2/2, F1 2/2
 msvc_missing          0        -      (certain: the message names the missing compiler)
 ninja_missing         0        -      (certain: "Ninja is required")
 unsupported_arch      0        -      (certain: nvcc names the architecture it refuses)
+nvcc_gcc_too_new      0        -      (certain: the toolkit's own check names the newest gcc)
 libaio_missing        4        4      S1 4/4, 1.1 4/4 -> stated (1 confirmed by the resolution,
                                        3 by DeepSpeed's own refusal of the op)
 nccl_header_missing   2        2      S1 2/2, 1.1 2/2 (1 resolved by the NCCL build for the CUDA
@@ -38,6 +40,7 @@ nccl_header_missing   2        2      S1 2/2, 1.1 2/2 (1 resolved by the NCCL bu
 cub_missing           1        1      S1, 1.1 (resolution: an old CUDA 10.1 toolkit first on PATH;
                                        certain: CUB ships with the toolkit from CUDA 11.0)
 nccl_too_old          1        1      S1, 1.1, R1.1 (unresolved; the 2.4 API, labels R1.1)
+torch_nccl_mismatch   0        -      (certain: the loader names the NCCL function PyTorch lacks)
 build_without_torch   2        2      S1 2/2, 1.1 2/2, R1.2 2/2 (certain: the setup's own check of
                                        torch; DeepSpeed on Windows, Colossal-AI with CUDA_EXT=1)
 jit_build_failed      7        7      S1 7/7, 1.1 7/7 (2 resolved by another CUDA toolkit, a cause
@@ -46,9 +49,11 @@ jit_build_failed      7        7      S1 7/7, 1.1 7/7 (2 resolved by another CUD
 torch_abi             2        2      S1 2/2
 glibcxx               0        -      (certain: the loader names the missing runtime version)
 cuda_library_missing  0        -      (certain: the loader names the missing CUDA library)
+nvjitlink_mismatch    0        -      (certain: the loader names the nvJitLink release needed)
 setuptools_packaging  1        1      S1 1/1, R1.1 1/1 (certain: the import names both; the 1
                                        DeepSpeed 0.14.2's setup importing torch's cpp_extension
                                        under setuptools 70, unresolved)
+megatron_helpers      0        -      (certain: the import names Megatron's compiled helpers)
 import_name           11       11     S1 10/11, R1.1 10/11, F2 8/8  -> stated (1.2: 10/11)
 shadowed_package      1        1      (certain: Python's import names the module; the 1 a user
                                        script named deepspeed.py)
@@ -65,8 +70,13 @@ grad_accum_fusion     1        1      (certain: Megatron's check names the exten
                                        unresolved, labels R1.3, a missing component)
 transformer_engine    1        1      S1 1/1 (certain: the module itself is missing; unresolved,
                                        labels R1.3, a missing dependency)
+te_pytorch_import     1        1      S1 1/1 (certain: Transformer Engine's __init__ hides the
+                                       import's error; the 1 unresolved, labels R1.1)
+te_extensions_renamed 0        -      (certain: the compiled part's name up to 1.7, renamed in 1.8)
 accelerate_missing    0        -      (certain: the Trainer's own check of its dependency)
+accelerate_no_ds      0        -      (certain: Accelerate's own check of its dependency)
 flash_attn_missing    0        -      (certain: Transformers' own check finds no package)
+megatron_flash_attn   0        -      (certain: Megatron's own check after the failed import)
 unknown_model_type    0        -      (certain: Transformers' own check names the model type)
 trust_remote_code     0        -      (certain: the loader's own refusal, or its prompt)
 accel_for_device_map  0        -      (certain: Transformers' own check of its dependency)
@@ -82,6 +92,7 @@ megatron_old_arg      0        -      (certain: Megatron's check names the succe
                                        issue says it got past it so, and is not diagnosed)
 megatron_dist_ckpt    0        -      (certain: Megatron's own check names both options; the 1
                                        shared issue says it got past it, and is not diagnosed)
+overlap_param_gather  0        -      (certain: Megatron's own check names the options)
 horovod_extension     0        -      (certain: Horovod's own check names the unbuilt extension)
 horovod_controller    1        1      S1 1/1, R1.2 1/1 (resolution: a rebuild with MPI or Gloo)
 horovod_old_api       2        2      S1 2/2, 1.2 2/2, R1.1 2/2, F2 2/2 (both resolved: an example
@@ -90,11 +101,17 @@ colossalai_kernels    4        4      S1 4/4, 1.2 3/4 (unresolved; labels R1.3, 
 colossalai_moved      6        6      S1 6/6, 1.2 6/6  -> stated (1 resolved by an install from
                                        main, 5 unresolved, a module the release lacks; root causes
                                        vary, R1.4 2, R1.1 2, so none implied)
+colossalai_launch     0        -      (certain: Python's refusal of the argument 0.3.8 removed)
 cpu_adam_not_built    1        1      S3 (the error hides an earlier one; the other shared
                                        issue's, an empty parameter list, is diagnosed itself)
 no_kernel_image       0        -      (certain: the message says so)
+device_side_assert    1        0      (certain: a kernel's own check; the 1 unverified, its log
+                                       stops before the assertion's line; shown only when nothing
+                                       else explains)
 no_gpu_visible        0        -      (certain: the message says so)
 driver_too_old        0        -      (certain: the message says so)
+cuda_fabric_manager   0        -      (certain: CUDA's own error code)
+cuda_driver_mismatch  0        -      (certain: CUDA's or NVML's own error)
 torch_cpu_build       0        -      (certain: torch.cuda's own check of the build)
 needs_ampere          0        -      (certain: the message names the GPU generation)
 flash_attn_sm80       1        1      (certain: FlashAttention 1.x's own check; the 1 an RTX 3090,
@@ -103,6 +120,10 @@ bf16_unsupported      0        -      (certain: the frameworks' own check of the
 ds_fp16_unsupported   1        1      (certain: DeepSpeed's own check of its accelerator; the 1 is
                                        its CPU accelerator, unresolved, a case the text names)
 nccl_not_built        0        -      (certain: init_process_group's own check of the build)
+colossalai_windows    1        1      (certain: Windows's shell refuses the launcher's `export`;
+                                       the 1 unresolved, its twin ColossalAI#2763 answered "Linux
+                                       only, use WSL")
+colossalai_win_path   0        -      (certain: the traceback's paths are a Windows install)
 mpi_not_built         0        -      (certain: init_process_group's own check of the build)
 libuv_missing         1        1      S2 1/1, 2.1 1/1, F1 1/1 (resolution: USE_LIBUV=0; certain:
                                        TCPStore's own check)
@@ -134,12 +155,14 @@ megatron_local_rank   1        1      S2 (certain: Megatron's own check; the 1 n
 lightning_gpu_ids     0        -      (certain: Lightning's own check lists the visible GPUs)
 nccl_no_interface     1        1      S2, 2.2 (certain: NCCL's own message)
 gloo_ifname           1        1      S2, R2.3 (certain: Gloo names the interface it did not find)
+gloo_loopback         1        1      S2 1/1 (resolution: GLOO_SOCKET_IFNAME, confirmed)
 shared_memory         1        1      S2 (confirmed by the resolution: /dev/shm made writable)
 too_many_open_files   0        -      (certain: the DataLoader's and the OS's own message)
 nccl_cuda_oom         0        -      (certain: NCCL's own allocation, named in its warning)
 nccl_ib_retry         1        1      (certain: NCCL's own warning gives the verbs status; the 1
                                        2-node inference, unresolved, which cause unsaid)
 rendezvous_timeout    1        1      (S3 by its labels: ranks slowed by a CPU-heavy init)
+store_wait_clients    0        -      (certain: the store's own count of the ranks)
 store_connect         3        3      S2 3/3, 2.2 3/3 (certain: the store's client names the
                                        address; the 3 unresolved, node 0 not hosting the store, 2
                                        on a VirtualBox address)
@@ -157,6 +180,7 @@ horovod_accumulation  1        1      S4 (certain: the optimizer's own check; th
                                        step() skipped at an epoch's end)
 horovod_shut_down     1        1      (certain: the message names both causes; the 1 resolved
                                        without details)
+torchrun_sighup       0        -      (certain: torchrun's own handler names the signal)
 nccl_cpu_tensor       1        1      (certain: NCCL's check of the tensor; the 1 is inside the
                                        framework, with CPU offload, as the text allows)
 nccl_not_contiguous   0        -      (certain: NCCL's own check, a collective's frame beside it)
@@ -164,6 +188,7 @@ ddp_unused            1        1      S4 (certain: the message names the cause)
 ddp_ready_twice       0        -      (certain: the reducer's message names both causes)
 ddp_no_grad_params    0        -      (certain: DDP's own check)
 ddp_device_ids        0        -      (certain: DDP's own check, the message lists the devices)
+ddp_mixed_devices     0        -      (certain: DDP's own check lists the device types)
 ddp_wrapper_attr      0        -      (certain: the message names DDP, which forwards no attribute)
 data_parallel_replica 1        1      (certain: DataParallel's re-raise; the 1 resolved by one
                                        process per GPU)
@@ -176,6 +201,8 @@ zero3_partitioned     2        2      (stages differ: S4, S5)
 zero_dp_size_changed  1        1      (resolution: zero_to_fp32 and a new run)
 zero_to_fp32_files    1        0      (certain: the script's own count; the 1 unverified: which
                                        cause, unsaid)
+zero3_empty_param     0        -      (certain: a placeholder of no elements, most often ZeRO-3's;
+                                       FSDP's with use_orig_params=True too)
 size_mismatch         1        1      (certain: load_state_dict's check; the 1 is a model sharded
                                        before the full weights were loaded, a cause it names)
 megatron_ckpt_args    1        1      (certain: Megatron's own check names the argument; the 1 a
@@ -210,10 +237,13 @@ device_map_parallel   0        -      (certain: Accelerate's own refusal)
 accelerate_ds_batch   0        -      (certain: Accelerate's own check names the setting)
 accelerate_ds_optim   0        -      (certain: Accelerate's own check)
 accelerate_reinit     0        -      (certain: Accelerate's own check names the setting)
+accelerate_logging    0        -      (certain: Accelerate's own check)
 ds_config_mismatch    0        -      (certain: Transformers' and Accelerate's check lists them)
 fsdp_wrap_class       0        -      (certain: the message names the class not found)
 fsdp_uniform_dtype    0        -      (certain: FSDP's own check names both dtypes)
 fsdp_uniform_grad     0        -      (certain: FSDP's own check)
+fsdp_device_id        0        -      (certain: FSDP's own check names both devices)
+fsdp_offload_moved    0        -      (certain: FSDP's own check names the device)
 shardformer_policy    0        -      (certain: the message names the class without a policy)
 colossal_zero_fp32    0        -      (certain: the plugin's own check)
 colo_init_context     2        2      S3 2/2 (certain: Colossal-AI's own check; both Lightning's
@@ -268,6 +298,9 @@ VALUE_PATTERNS: Mapping[str, re.Pattern[str]] = MappingProxyType({
 _Q = r"""['"‘’`]?"""  # rewritten and pasted reports quote names with any of these, or none
 # setuptools 70's missing name: ``setuptools_packaging`` reads it, ``import_name`` leaves it to it
 _PKG_RESOURCES_PACKAGING = rf"packaging{_Q},? from {_Q}pkg_resources\b"
+# Megatron's compiled dataset helpers: ``megatron_helpers`` reads the import, ``import_name`` leaves
+# it to it
+_MEGATRON_HELPERS = rf"helpers{_Q},? from {_Q}megatron\.(?:core\.datasets|data){_Q}(?![\w.])"
 _LAUNCHER_VARS = r"(?:RANK|LOCAL_RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT)"
 # What a wrapper puts before every parameter name: DDP, DataParallel and DeepSpeed's engine
 # (``module.``), ``torch.compile`` (``_orig_mod.``).
@@ -468,6 +501,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=_BUILD_ANSWERED,
         same_problem=True,
     ),
+    # Apex's own check before it builds its CUDA extensions (NVIDIA/apex ``setup.py``,
+    # ``check_cuda_torch_binary_vs_bare_metal``, since 2019): ``nvcc -V``'s release against
+    # ``torch.version.cuda``, compared whole, so a minor version differing is refused too (DeepSpeed's
+    # and torch's own refusals, ``cuda_mismatch``, accept known minor pairs).
+    Diagnosis(
+        "apex_cuda_mismatch",
+        _re(r"Cuda extensions are being compiled with a version of Cuda that does not match the "
+            r"version used to compile Pytorch binaries", 0,
+            words=("cuda extensions are being compiled with a version of cuda",)),
+        "Apex's setup builds its CUDA extensions only with an `nvcc` of exactly PyTorch's CUDA "
+        "version (the message names it), and the toolkit it found (`CUDA_HOME`, else the `nvcc` on "
+        "`PATH`) is another version; even a minor difference (12.4 against 12.1) is refused. Point "
+        "`CUDA_HOME` at a toolkit of that version, or install the PyTorch build for your toolkit. "
+        "A minor difference may build fine with that check commented out of `setup.py`, at your own "
+        "risk.",
+        implies={"stage": "S1", "root_cause": "R1.1"},
+        moot=_BUILD_ANSWERED,
+        same_problem=True,
+    ),
     Diagnosis(
         "cuda_toolkit_missing",
         _re(r"CUDA_HOME does not exist|CUDA_HOME environment variable is not set"
@@ -522,6 +574,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "A100, `9.0` for H100), then build again.",
         implies={"stage": "S1"},
         moot=frozenset({"build_log", "traceback", "repro"}),
+        same_problem=True,
+    ),
+    # The CUDA toolkit's own check of the host compiler (``include/crt/host_config.h``: ``#error --
+    # unsupported GNU version! gcc versions later than N are not supported!``), in every ``nvcc``
+    # compile. PyTorch's extension builder passes ``CC`` to ``nvcc`` as ``-ccbin``
+    # (``torch/utils/cpp_extension.py``: ``unix_cuda_flags`` for setup builds, the ninja file of
+    # JIT builds), which DeepSpeed's, Apex's and Colossal-AI's builds use.
+    Diagnosis(
+        "nvcc_gcc_too_new",
+        _re(r"unsupported GNU version! gcc versions later than \d{1,2} are not supported", 0,
+            words=("unsupported gnu version!",)),
+        "The CUDA compiler refuses the host compiler: this `nvcc` supports gcc only up to the version "
+        "the message names, and the `gcc` it found is newer. Install a supported gcc and name it, "
+        "e.g. `CC=gcc-12 CXX=g++-12` where the build runs (PyTorch's extension builder passes `CC` to "
+        "`nvcc` as `-ccbin`; for CMake builds, `CUDAHOSTCXX`), or use a newer CUDA toolkit that "
+        "supports your gcc. `-allow-unsupported-compiler` only silences the check.",
+        implies={"stage": "S1"},
+        moot=frozenset({"build_log", "traceback", "repro", "config", "hardware",
+                        "launcher_command"}),
         same_problem=True,
     ),
     # DeepSpeed's own refusal (at build or JIT load), the header missing at compile time, or a
@@ -589,6 +660,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`HOROVOD_NCCL_HOME`), removing or bypassing the old one.",
         implies={"stage": "S1", "symptom": "1.1", "root_cause": "R1.1"},
         moot=frozenset({"traceback", "repro", "config", "hardware", "launcher_command"}),
+        same_problem=True,
+    ),
+    # The loader's refusal of PyTorch's own CUDA library (``torch/lib/libtorch_cuda.so``): it was
+    # linked against the NCCL its wheel requires (``nvidia-nccl-cu12``, pinned by each release), and
+    # an older ``libnccl.so.2`` was loaded first (pytorch#119072 and #186591, the maintainers'
+    # answer: a second NCCL package or library; ``ncclCommRegister`` and ``ncclMemFree`` came with
+    # NCCL 2.19.1, ``src/nccl.h.in``).
+    Diagnosis(
+        "torch_nccl_mismatch",
+        _re(r"libtorch_cuda\.so: undefined symbol: nccl\w{1,60}", 0,
+            words=("libtorch_cuda.so: undefined symbol: nccl",)),
+        "PyTorch's CUDA library calls an NCCL function that the `libnccl.so.2` loaded lacks: an older "
+        "NCCL than the one this PyTorch was built for is found first, from a second `nvidia-nccl-cu*` "
+        "package (cu11 beside cu12), a system or conda NCCL on `LD_LIBRARY_PATH`, or another package's "
+        "copy. Keep only the NCCL that this PyTorch's wheel requires (`pip list | grep nccl`), and take "
+        "other NCCL directories off `LD_LIBRARY_PATH`.",
+        implies={"stage": "S1", "root_cause": "R1.1"},
+        moot=frozenset({"hardware", "launcher_command", "config", "repro", "traceback",
+                        "nccl_debug"}),
         same_problem=True,
     ),
     # The packages' own setup (DeepSpeed's ``setup.py``, with ``DS_BUILD_OPS=1``, the default on
@@ -668,6 +758,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"build_log", "repro", "config", "hardware"}),
         same_problem=True,
     ),
+    # The loader's refusal of cuSPARSE (``nvidia/cusparse/lib/libcusparse.so.12``, a dependency of
+    # PyTorch's CUDA 12 wheels from 2.1), whose symbols are versioned by the nvJitLink release it
+    # needs: an older ``libnvJitLink.so.12`` was loaded first (pytorch#111469 and #134929: a system
+    # toolkit's ``lib64`` on ``LD_LIBRARY_PATH``; PyTorch preloads the package's copy since
+    # pytorch#131295).
+    Diagnosis(
+        "nvjitlink_mismatch",
+        _re(r"undefined symbol: __nvJitLink\w{1,60}, version libnvJitLink\.so\.\d{2}", 0,
+            words=("undefined symbol: __nvjitlink",)),
+        "A CUDA library installed with PyTorch (cuSPARSE, as a rule) needs a newer `libnvJitLink` "
+        "than the one loaded: most often a system CUDA toolkit's `lib64` on `LD_LIBRARY_PATH` comes "
+        "before the `nvidia-nvjitlink-cu12` package, or that package is older than the library. Take "
+        "the toolkit's directory off `LD_LIBRARY_PATH` (or put `site-packages/nvidia/nvjitlink/lib` "
+        "first), or upgrade `nvidia-nvjitlink-cu12` to match.",
+        implies={"stage": "S1", "root_cause": "R1.1"},
+        moot=frozenset({"hardware", "launcher_command", "config", "repro", "traceback",
+                        "nccl_debug"}),
+        same_problem=True,
+    ),
     # setuptools 70.0 to 70.3 dropped ``pkg_resources.packaging`` (``pkg_resources/__init__.py``
     # imports ``pkg_resources.extern.packaging``'s modules under other names; 71 to 81 bind
     # ``packaging`` there again by ``import packaging.version``, checked on each wheel; 82 has no
@@ -692,12 +801,36 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "nccl_debug"}),
         same_problem=True,
     ),
+    # Megatron's C++ dataset helpers (``megatron/core/datasets/helpers.cpp``): imported as
+    # ``from megatron.core.datasets import helpers`` (``gpt_dataset.py``, ``blended_dataset.py``;
+    # ``from megatron.data import helpers`` before Megatron-Core, and in Megatron-DeepSpeed, whose
+    # ``megatron/data/Makefile`` builds it), a compiled module named ``helpers`` until late 2024,
+    # then ``helpers_cpp`` (``megatron/core/datasets/Makefile``, ``LIBNAME``) behind a ``helpers.py``.
+    # Megatron-LM's ``_compile_dependencies`` (``megatron/training/initialize.py``) builds it on rank 0
+    # (``compile_helpers``: ``make -C megatron/core/datasets``, with ``python3-config``'s suffix), in
+    # the checkout the code runs from; Megatron-Core's ``setup.py`` builds it as an ``Extension``
+    # from core 0.4 (Dec 2023, "dataset-helpers-pipfix"; the tag ``core_v0.4.0`` has it). Before
+    # ``import_name``, which skips this import: "install another release" would mislead.
+    Diagnosis(
+        "megatron_helpers",
+        _re(rf"cannot import name {_Q}{_MEGATRON_HELPERS}"
+            rf"|No module named {_Q}megatron\.core\.datasets\.helpers_cpp{_Q}", 0,
+            words=("cannot import name ", "no module named ")),
+        "Megatron's dataset helpers are a C++ module built on rank 0 at start: `make -C "
+        "megatron/core/datasets` (`megatron/data` in Megatron-DeepSpeed and older Megatron-LM), "
+        "which needs `g++`, `pybind11` and this environment's `python3-config`. Run it with this "
+        "Python; on several nodes without a shared file system, on each node. From a checkout, `pip "
+        "install -e .` builds it in place; a plain `pip install .` does not reach the checkout.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config"}),
+        same_problem=True,
+    ),
     # "from partially initialized module" is a circular import (often a local file named like
     # the package), not another release. Not setuptools 70's missing ``pkg_resources.packaging``
     # (``setuptools_packaging``): another error of the report is still read.
     Diagnosis(
         "import_name",
-        _re(rf"\bcannot import name {_Q}(?!{_PKG_RESOURCES_PACKAGING})\w+{_Q}"
+        _re(rf"\bcannot import name {_Q}(?!{_PKG_RESOURCES_PACKAGING}|{_MEGATRON_HELPERS})\w+{_Q}"
             rf"(?![^\n]{{0,80}}(?:partially initiali[sz]ed|circular import))"
             rf"(?:,? from {_Q}(?P<package>\w+)[\w.]*)?",
             words=("cannot import name",)),
@@ -873,6 +1006,44 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
         same_problem=True,
     ),
+    # Transformer Engine's top-level ``__init__.py`` imports its PyTorch part in ``try: from . import
+    # pytorch / except ImportError: pass`` (since its first release; ``StopIteration`` too from 1.9,
+    # no compiled library found), so Megatron's ``te.pytorch.Linear`` then fails on the attribute;
+    # ``transformer_engine/pytorch/__init__.py`` loads the compiled ``transformer_engine_torch``
+    # (``build_tools/pytorch.py`` from 1.8), which code importing it directly misses, and which an
+    # install before 1.8 does not have: its compiled part was ``transformer_engine_extensions``
+    # (``setup.py`` to 1.7; the tests of 1.7 import that, those of 1.8 ``transformer_engine_torch``).
+    Diagnosis(
+        "te_pytorch_import",
+        _re(rf"module {_Q}transformer_engine{_Q} has no attribute {_Q}pytorch{_Q}"
+            rf"|No module named {_Q}transformer_engine_torch{_Q}(?!\w)", 0,
+            # "No module named '" (17 characters) before the words
+            words=("transformer_engine",), lead=17),
+        "Transformer Engine's PyTorch part failed to import, and `import transformer_engine` hides "
+        "why: `python -c \"import transformer_engine.pytorch\"` shows it. Most often its compiled "
+        "part is missing (installed without `[pytorch]`) or built for another PyTorch: reinstall it "
+        "(`pip install --no-build-isolation transformer_engine[pytorch]`). Before 1.8 that part was "
+        "`transformer_engine_extensions`, so code for 1.8 or later fails on an older install: "
+        "upgrade it.",
+        implies={"stage": "S1"},
+        moot=frozenset({"hardware", "launcher_command", "config", "repro"}),
+    ),
+    # Code written for Transformer Engine up to 1.7 importing its compiled PyTorch part by the old
+    # name, on 1.8 or later (``transformer_engine_torch``, see ``te_pytorch_import``).
+    Diagnosis(
+        "te_extensions_renamed",
+        _re(rf"No module named {_Q}transformer_engine_extensions{_Q}(?!\w)", 0,
+            # "No module named '" (17 characters) before the words
+            words=("transformer_engine_extensions",), lead=17),
+        "`transformer_engine_extensions` is what Transformer Engine's compiled PyTorch part was "
+        "called up to 1.7; from 1.8 it is `transformer_engine_torch`. The code importing it is older "
+        "than the Transformer Engine installed: use a release of that code written for 1.8 or "
+        "later, or install `transformer_engine<1.8`.",
+        implies={"stage": "S1", "root_cause": "R1.1"},
+        moot=frozenset({"hardware", "launcher_command", "config", "repro", "nccl_debug",
+                        "ds_report"}),
+        same_problem=True,
+    ),
     # Transformers' ``TrainingArguments._setup_devices`` (``training_args.py``): the Trainer runs on
     # Accelerate, and ``is_accelerate_available`` (with its minimum version, since 4.30) said no.
     Diagnosis(
@@ -885,6 +1056,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "ran the script. Install or upgrade it there (`pip install -U accelerate`, or `pip "
         "install \"transformers[torch]\"`); in a notebook, restart the kernel afterwards: "
         "Transformers checked for it when it was first imported.",
+        implies={"stage": "S1"},
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config", "repro"}),
+        same_problem=True,
+    ),
+    # Accelerate's own check that DeepSpeed is importable when its config or plugin asks for it
+    # (``src/accelerate/accelerator.py``, ``Accelerator.__init__``; ``commands/launch.py``,
+    # ``deepspeed_launcher``; since 2021): ``is_deepspeed_available`` found no package.
+    Diagnosis(
+        "accelerate_no_ds",
+        _re(r"DeepSpeed is not installed => run `?pip3? install deepspeed", 0,
+            words=("deepspeed is not installed => run",)),
+        "Accelerate was told to use DeepSpeed (the `accelerate config` answers, `--use_deepspeed`, a "
+        "`DeepSpeedPlugin`), and DeepSpeed is not installed in the Python environment that runs it. "
+        "Install it there (`pip install deepspeed`; its ops compile when first used, which needs the "
+        "CUDA toolkit), check with `python -c \"import deepspeed\"`, or turn DeepSpeed off in the "
+        "Accelerate config the launch reads.",
         implies={"stage": "S1"},
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
                         "config", "repro"}),
@@ -908,6 +1096,33 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"hardware", "ds_report", "nccl_debug", "launcher_command", "config",
                         "repro"}),
         same_problem=True,
+    ),
+    # Megatron's legacy models with ``--use-flash-attn`` (``megatron/model/transformer.py``, then
+    # ``megatron/legacy/model/transformer.py``, Dec 2022 to 2026; Megatron-DeepSpeed keeps it):
+    # ``flash_attn_unpadded_func`` is None when ``from flash_attn.flash_attn_interface import ...``
+    # raised ImportError, package missing or its compiled part failing to load. That function is
+    # flash-attn 1.x's: flash-attn 2 renamed it ``flash_attn_varlen_func``, which Megatron-LM falls
+    # back to since July 2023, and Megatron-DeepSpeed's ``--use-flash-attn-v1`` asserts "Cannot
+    # import FlashAttention v1" (``--use-flash-attn-v2`` takes the new one). Only with Megatron
+    # named: other code may copy the words.
+    Diagnosis(
+        "megatron_flash_attn",
+        _re(r"Please install FlashAttention first, e\.g\., with pip install flash-attn"
+            r"|FlashAttention is not installed, please install with pip install flash-attn"
+            r"|Cannot import FlashAttention v1\b", 0,
+            words=("please install flashattention first",
+                   "flashattention is not installed, please install with",
+                   "cannot import flashattention v1")),
+        "Megatron's `--use-flash-attn` could not import FlashAttention: `flash-attn` is not "
+        "installed, or its compiled part does not load (built for another PyTorch or CUDA; `python "
+        "-c \"import flash_attn.flash_attn_interface\"` shows which): install a matching build, or "
+        "drop the option. With flash-attn 2 installed, code "
+        "importing its 1.x `flash_attn_unpadded_func` fails the same way: in Megatron-DeepSpeed "
+        "use `--use-flash-attn-v2`, elsewhere a newer checkout.",
+        context=_re(r"megatron|--use-flash-attn", re.I, words=("megatron", "--use-flash-attn")),
+        implies={"stage": "S1"},
+        moot=frozenset({"hardware", "ds_report", "nccl_debug", "launcher_command", "config",
+                        "repro"}),
     ),
     # Transformers' ``AutoConfig`` (``models/auto/configuration_auto.py``, ``from_pretrained``): the
     # ``model_type`` of the checkpoint's ``config.json`` is not in its mapping.
@@ -1088,6 +1303,30 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "versions"}),
         same_problem=True,
     ),
+    # Megatron's ``validate_args`` (``megatron/arguments.py``, then ``megatron/training/arguments.py``):
+    # ``--overlap-param-gather`` only with the distributed optimizer (Nov 2023 on; later also Megatron
+    # FSDP or ``dist_muon``) and with ``--overlap-grad-reduce`` (Dec 2023 on: "should be turned on
+    # when using" until Aug 2024, then "Must use ... with"). Not its refusal of the legacy models
+    # ("only supported with MCore models", 2024 to 2026), another fix, nor those of
+    # ``--overlap-param-gather-with-optimizer-step`` (Aug 2024 on).
+    Diagnosis(
+        "overlap_param_gather",
+        _re(r"--overlap-param-gather only supported with distributed optimizer"
+            r"|Must use --overlap-param-gather with --overlap-grad-reduce"
+            r"|--overlap-grad-reduce should be turned on when using --overlap-param-gather(?![\w-])",
+            0,
+            words=("--overlap-param-gather only supported with distributed",
+                   "must use --overlap-param-gather with --overlap-grad-reduce",
+                   "--overlap-grad-reduce should be turned on when using")),
+        "`--overlap-param-gather` overlaps the all-gather of updated parameters with the next forward "
+        "pass, which only Megatron's distributed optimizer (recent releases: also Megatron FSDP or "
+        "`dist_muon`) does, and it also needs `--overlap-grad-reduce`. Add "
+        "`--use-distributed-optimizer` (and `--overlap-grad-reduce`), or drop "
+        "`--overlap-param-gather`.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "versions"}),
+        same_problem=True,
+    ),
     # Horovod's own checks at import (``check_extension``) and in ``horovodrun``: the framework's
     # extension, or the controllers (MPI, Gloo), were left out when Horovod was built. The
     # extension one hides the build's own error, so it links nothing.
@@ -1177,6 +1416,27 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro",
                         "nccl_debug"}),
     ),
+    # Colossal-AI 0.3.8 dropped ``config`` from ``launch`` and its wrappers (``colossalai/initialize.py``,
+    # PR 5666, "refactor launch API"): Python's own refusal of the keyword that older examples pass
+    # (``colossalai.launch_from_torch(config={})``). Only with Colossal-AI named: ``launch`` is a
+    # common name.
+    Diagnosis(
+        "colossalai_launch",
+        _re(rf"\blaunch(?:_from_torch|_from_slurm|_from_openmpi)?\(\) got an unexpected keyword "
+            rf"argument {_Q}config{_Q}", 0,
+            # "launch_from_openmpi" (19 characters) before the words
+            words=("() got an unexpected keyword argument",), lead=19),
+        "Colossal-AI 0.3.8 removed the `config` argument of `colossalai.launch_from_torch` (and of "
+        "`launch`, `launch_from_slurm`, `launch_from_openmpi`), which code written for older releases "
+        "passes. Drop it (`colossalai.launch_from_torch()`; `seed` and `backend` remain) and set "
+        "training options through the Booster's plugin, or install the release the code was written "
+        "for.",
+        context=_re(r"colossalai", re.I, words=("colossalai",)),
+        implies={"stage": "S1", "symptom": "1.2"},
+        moot=frozenset({"cuda", "hardware", "launcher_command", "config", "repro",
+                        "nccl_debug"}),
+        same_problem=True,
+    ),
     # DeepSpeedCPUAdam's destructor reads ``ds_opt_adam``, which is never set when the
     # constructor failed: the op did not build or load, or an earlier error (an empty
     # parameter list, 1 of the 2 shared issues) stopped it.
@@ -1205,6 +1465,21 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "\"import torch; print(torch.cuda.get_device_capability())\"` prints it).",
         moot=frozenset({"launcher_command", "config", "repro"}),
     ),
+    # A kernel's own assertion (ATen's ``CUDA_KERNEL_ASSERT``: ``Indexing.cu``'s ``srcIndex <
+    # srcSelectDimSize``, the NLL loss's ``t >= 0 && t < n_classes``), reported as the CUDA runtime's
+    # ``cudaErrorAssert`` ("device-side assert triggered") at a later call. It says that a check
+    # failed, not which, so it is shown only when nothing else explains the report, and links nothing.
+    Diagnosis(
+        "device_side_assert",
+        _re(r"device-side assert triggered", 0, words=("device-side assert triggered",)),
+        "A CUDA kernel's own check failed (the `Assertion ... failed` lines above it name the kernel), "
+        "and the error surfaces at a later call, so the traceback may point elsewhere. Most often an "
+        "index is out of range: a token id beyond the embedding's size (a tokenizer larger than the "
+        "model's vocabulary) or a label outside the classes of a loss. Rerun with "
+        "`CUDA_LAUNCH_BLOCKING=1`, or on the CPU, to see the failing line.",
+        moot=frozenset({"nccl_debug", "ds_report"}),
+        generic=True,
+    ),
     Diagnosis(
         "no_gpu_visible",
         _re(r"No CUDA GPUs are available|Found no NVIDIA driver on your system"
@@ -1215,6 +1490,13 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "wrong, a container started without `--gpus all`) or the NVIDIA driver is not loaded. "
         "Run `nvidia-smi` and `python -c \"import torch; print(torch.cuda.device_count())\"` "
         "where the job runs, in the same environment.",
+        # CUDA's own reason printed before it (802 to 804, NVML's mismatch): ``cuda_fabric_manager``
+        # and ``cuda_driver_mismatch`` say what to do, this only what to check
+        unless=_re(r"Error 80[234]: |Failed to initialize NVML: Driver/library version mismatch"
+                   r"|RM has detected an NVML/RM version mismatch", 0,
+                   words=("error 802: ", "error 803: ", "error 804: ",
+                          "failed to initialize nvml: driver/library version mismatch",
+                          "rm has detected an nvml/rm version mismatch")),
         moot=frozenset({"launcher_command", "config", "repro", "traceback"}),
     ),
     Diagnosis(
@@ -1228,6 +1510,52 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "this driver supports (`nvidia-smi` shows the newest CUDA version it supports).",
         moot=frozenset({"launcher_command", "config", "repro", "traceback"}),
         same_problem=True,
+    ),
+    # PyTorch's warning when CUDA fails to initialise (``c10/cuda/CUDAFunctions.cpp``: "CUDA
+    # initialization: Unexpected error from cudaGetDeviceCount() ... Error 802: ...") or a CUDA call's
+    # error ("CUDA error: ", the driver API's "CUDA driver error: ", NCCL's "Cuda failure 802 '...'",
+    # without the code in older NCCL), with the CUDA runtime's strings for its codes
+    # (``driver_types.h``). 802, ``cudaErrorSystemNotReady``: "all required driver daemons" are not
+    # running, on NVSwitch systems Fabric Manager.
+    Diagnosis(
+        "cuda_fabric_manager",
+        _re(r"(?:Error 802: |CUDA (?:driver )?error: |Cuda failure (?:802 )?')"
+            r"system not yet initiali[sz]ed", 0,
+            # "CUDA driver error: " (19 characters) before the words
+            words=("system not yet initiali",), lead=19),
+        "CUDA reports error 802, the system not ready for CUDA work: a driver daemon it needs is not "
+        "running. On NVSwitch systems (HGX or DGX with SXM GPUs) that is NVIDIA Fabric Manager: start "
+        "it (`systemctl start nvidia-fabricmanager`, enabled at boot) with exactly the driver's "
+        "version, and check `systemctl status nvidia-fabricmanager` and `nvidia-smi -q | grep -i "
+        "fabric` on every node.",
+        moot=frozenset({"launcher_command", "config", "repro", "traceback", "ds_report"}),
+        same_problem=True,
+    ),
+    # The same warning with 803 (``cudaErrorSystemDriverMismatch``: display driver and CUDA driver
+    # versions differ) or 804 (``cudaErrorCompatNotSupportedOnDevice``: forward compatibility on
+    # hardware without it), and NVML's own "Driver/library version mismatch" (``nvidia-smi``; "RM has
+    # detected an NVML/RM version mismatch", its ``nvmlErrorString``, as pynvml raises it): the
+    # user-space driver libraries loaded and the kernel module differ (a driver updated without a
+    # reboot, or a container's ``cuda-compat`` libraries). Which of the two, so it links nothing.
+    # ``no_gpu_visible`` gives way to exactly these messages (and to 802), not to a mention of the
+    # mismatch in the reporter's words.
+    Diagnosis(
+        "cuda_driver_mismatch",
+        _re(r"Failed to initialize NVML: Driver/library version mismatch"
+            r"|RM has detected an NVML/RM version mismatch"
+            r"|(?:Error 80[34]: |CUDA error: )(?:system has unsupported display driver / cuda driver "
+            r"combination|forward compatibility was attempted on non supported HW)", 0,
+            # "CUDA error: " (12 characters) before the words
+            words=("failed to initialize nvml: driver/library version mismatch",
+                   "rm has detected an nvml/rm version mismatch",
+                   "system has unsupported display driver", "forward compatibility was attempted"),
+            lead=12),
+        "The NVIDIA driver's user-space libraries (`libcuda`, NVML) do not match the kernel driver "
+        "loaded. After a driver update, reboot (or reload the `nvidia` kernel modules). In a "
+        "container, the image's CUDA forward-compatibility libraries (`/usr/local/cuda/compat`) can be "
+        "loaded instead of the host's: they work only on data-center GPUs and with an older host "
+        "driver; take them off `LD_LIBRARY_PATH`, or upgrade the host driver.",
+        moot=frozenset({"launcher_command", "config", "repro", "traceback", "ds_report"}),
     ),
     # torch.cuda's lazy init on a build without CUDA (a ``+cpu`` wheel, a CPU-only conda package).
     Diagnosis(
@@ -1329,6 +1657,40 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         implies={"stage": "S2"},
         moot=frozenset({"cuda", "config", "repro", "traceback", "nccl_debug"}),
         same_problem=True,
+    ),
+    # Colossal-AI on native Windows: its README says "only Linux is supported" (since March 2023), and
+    # ``colossalai run`` (``colossalai/cli/launcher/multinode_runner.py``, ``run_on_host``) runs each
+    # host's command behind Fabric's ``prefix(f"export {env_msg}")``, which Windows's shell refuses in
+    # its own words (English or Chinese, ColossalAI#2765). Only with Colossal-AI named. Linked: the
+    # launcher's `export` fails alike on every Windows machine, with the one fix.
+    Diagnosis(
+        "colossalai_windows",
+        _re(r"['‘’]export['’] (?:is not recognized as an internal or external command|不是内部或外部命令)",
+            0, words=("export' ", "export’ "), lead=1),
+        "Colossal-AI supports Linux only (its README says so): `colossalai run` starts each host's "
+        "command through a shell line with `export`, which Windows's shell does not have, and "
+        "PyTorch's Windows builds have no NCCL. Run it under WSL2 (Ubuntu) or on a Linux machine.",
+        context=_re(r"colossalai", re.I, words=("colossalai",)),
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "config", "repro",
+                        "traceback", "versions"}),
+        same_problem=True,
+    ),
+    # A traceback through the installed package at a Windows path: Colossal-AI on native Windows,
+    # whatever failed there. Not linked: the error that stopped it varies (a kernel not built, a
+    # backend missing, an import), and so may the report's question. Not beside the shell's refusal
+    # (``colossalai_windows``), which says the same and more.
+    Diagnosis(
+        "colossalai_win_path",
+        _re(r"[A-Za-z]:\\{1,2}[^\n\"'<>|:]{0,200}?\\{1,2}colossalai\\{1,2}\w", 0,
+            # within one line, with no bound before the package's folder
+            words=("\\colossalai\\",), lead=None),
+        "The traceback's paths show Colossal-AI installed on native Windows, and it supports Linux "
+        "only (its README says so); PyTorch's Windows builds have no NCCL either. Run it under WSL2 "
+        "(Ubuntu) or on a Linux machine.",
+        unless=_re(r"['‘’]export['’] (?:is not recognized as an internal or external command"
+                   r"|不是内部或外部命令)", 0, words=("export' ", "export’ "), lead=1),
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "config", "repro",
+                        "traceback", "versions"}),
     ),
     # ``init_process_group``'s refusal of the MPI backend (``torch/distributed/distributed_c10d.py``,
     # ``_new_process_group_helper``): PyTorch's pip and conda builds have none. Not after Transformer
@@ -1701,6 +2063,25 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
         same_problem=True,
     ),
+    # Gloo's TCP pair (``gloo/transport/tcp/pair.cc``, ``handleConnecting``: "connect [addr]:port:
+    # <strerror>"; recent Gloo's ``transport/tcp/helpers.h`` and ``error.cc``: "SO_ERROR: <strerror>,
+    # remote=[addr]:port") refused at a loopback address: each process advertises the address its
+    # hostname resolves to (PyTorch's default Gloo device), 127.0.1.1 in Debian's and Ubuntu's
+    # ``/etc/hosts`` (pytorch#15592, fixed by ``GLOO_SOCKET_IFNAME``). On one node, a refusal means
+    # the peer exited.
+    Diagnosis(
+        "gloo_loopback",
+        _re(r"connect \[127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]:\d{1,5}: Connection refused"
+            r"|SO_ERROR: Connection refused, remote=\[127\.\d{1,3}\.\d{1,3}\.\d{1,3}\]", 0,
+            words=("connect [127.", "so_error: connection refused, remote=[127.")),
+        "Gloo connected to a loopback address (127.0.1.1 is what Debian and Ubuntu map the machine's "
+        "own hostname to in `/etc/hosts`): each process advertises the address its hostname resolves "
+        "to, so on several nodes the others cannot reach it. Set `GLOO_SOCKET_IFNAME` to the interface "
+        "the nodes share (`ip addr`), or map the hostname to that interface's address. On a single "
+        "node, the peer process had exited first: its own error is the one to read.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
+    ),
     # NCCL's own messages, and the DataLoader's; a "Bus error" alone is not enough.
     Diagnosis(
         "shared_memory",
@@ -1789,6 +2170,24 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "its processes and reaches the master's address and port, and how long each rank "
         "takes to get there.",
         moot=frozenset({"versions", "ds_report", "cuda"}),
+    ),
+    # The TCP store's server waiting for every rank (``torch/csrc/distributed/c10d/TCPStore.cpp``,
+    # ``TCPStore::waitForWorkers``, PyTorch 2.x): rank 0's ``init_process_group`` (``env://``,
+    # ``tcp://``) hosts the store and counts the ranks that connected before the timeout.
+    Diagnosis(
+        "store_wait_clients",
+        # the count may be wrapped onto the next line
+        _re(r"Timed out after \d{1,7} seconds waiting for clients\.\s{1,4}\d{1,6}/\d{1,6} clients "
+            r"joined", 0,
+            # "Timed out after 1234567 " (24 characters) before the words
+            words=("seconds waiting for clients.",), lead=24),
+        "Rank 0 hosted the rendezvous store (`MASTER_ADDR`:`MASTER_PORT`) and waited for every rank to "
+        "connect; only the number the message gives did in time. The others were not started, failed "
+        "before reaching `init_process_group` (their own logs say why), were given another address, "
+        "port or world size, or cannot reach that port (a firewall, another network). Start every rank "
+        "alike, then try `nc -zv <host> <port>` from each node.",
+        implies={"stage": "S2"},
+        moot=frozenset({"versions", "ds_report", "cuda", "config", "repro", "hardware"}),
     ),
     # The TCP store's client (``torch/csrc/distributed/c10d/socket.cpp``, ``SocketConnectOp``)
     # gives up on the store's address, and torchrun's c10d rendezvous wraps it
@@ -1974,6 +2373,27 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "(an equal share of the data, `drop_last`), so that all of them stop together.",
         moot=frozenset({"versions", "ds_report", "cuda", "hardware"}),
     ),
+    # torchrun's signal handler (``torch/distributed/elastic/multiprocessing/api.py``,
+    # ``_terminate_process_handler``, installed for SIGTERM, SIGINT, SIGHUP and SIGQUIT, so it replaces
+    # the SIGHUP that ``nohup`` ignores): the agent logs "Received <signal> death signal, shutting down
+    # workers" (``elastic/agent/server/api.py``, ``run``), stops them and raises ``SignalException``.
+    # SIGHUP (1) is the terminal or session closing; SIGTERM and SIGINT have other senders (a
+    # scheduler, Ctrl-C), not read here.
+    Diagnosis(
+        "torchrun_sighup",
+        _re(r"SignalException: Process \d{1,10} got signal: (?:1|(?:Signals\.)?SIGHUP)\b"
+            r"|Received (?:1|Signals\.SIGHUP) death signal", 0,
+            # "Received Signals.SIGHUP" (23 characters) before " death signal"
+            words=("signalexception: process ", " death signal"), lead=23),
+        "The launcher (torchrun, or `accelerate launch` through it) got SIGHUP (signal 1), which a "
+        "process gets when the terminal or ssh session that started it closes, and stopped its "
+        "workers. `nohup` does not help: torchrun sets its own handler for that signal. Start long "
+        "jobs detached from the session: inside `tmux` or `screen`, with `setsid` (its output "
+        "redirected to a file), or through the cluster's scheduler (`sbatch`).",
+        moot=frozenset({"versions", "ds_report", "cuda", "hardware", "config", "repro",
+                        "nccl_debug", "traceback"}),
+        same_problem=True,
+    ),
     # ProcessGroupNCCL's check of a tensor (older releases), and ProcessGroup's lookup of a
     # backend for a CPU tensor in a group with only a GPU backend (PyTorch 2).
     Diagnosis(
@@ -2059,6 +2479,20 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "the rank's GPU (`model.to(local_rank)`) before wrapping it and pass both or neither; "
         "a model kept on the CPU, or split over several GPUs (a `device_map`), is wrapped "
         "without either.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug"}),
+    ),
+    # DDP's own check (``torch/nn/parallel/distributed.py``, ``__init__``; an assertion in older
+    # releases): the parameters' device types form one set.
+    Diagnosis(
+        "ddp_mixed_devices",
+        _re(r"DistributedDataParallel['’]s input module must be on\s{1,4}the same type of devices", 0,
+            # "DistributedDataParallel's " (26 characters) before the words
+            words=("input module must be on",), lead=26),
+        "The model given to `DistributedDataParallel` has parameters on more than one device type (the "
+        "set at the end names them, e.g. `{'cpu', 'cuda'}`): only part of it was moved to the GPU, or "
+        "layers were added or replaced after `model.to(device)` (adapters, a new head); `meta` means "
+        "weights never loaded. Move the whole model to the rank's GPU (`model.to(local_rank)`) after "
+        "its last change and before wrapping it.",
         moot=frozenset({"cuda", "hardware", "ds_report", "launcher_command", "nccl_debug"}),
     ),
     # ``nn.Module.__getattr__`` (``torch/nn/modules/module.py``): "'{type(self).__name__}' object has
@@ -2180,6 +2614,23 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "runs, use the framework's converter.",
         moot=frozenset({"versions", "ds_report", "cuda", "hardware", "launcher_command"}),
     ),
+    # ``load_state_dict``'s size check against a ZeRO-3 placeholder: DeepSpeed's ``free_param``
+    # (``deepspeed/runtime/zero/partition_parameters.py``) sets each partitioned parameter's data to
+    # ``torch.empty(0)`` outside the engine's forward, so the model's shape reads ``torch.Size([0])``;
+    # FSDP with ``use_orig_params=True`` also leaves such placeholders (a rank's parameters outside
+    # its shard, or all of them outside forward and backward), so "most often" ZeRO-3. Before
+    # ``size_mismatch``, which gives way to it.
+    Diagnosis(
+        "zero3_empty_param",
+        _re(r"the shape in current model is torch\.Size\(\[0\]\)", 0,
+            words=("the shape in current model is torch.size([0])",)),
+        "The model's parameters are empty placeholders (`torch.Size([0])`), most often because ZeRO-3 "
+        "already partitioned it (DeepSpeed's `zero.Init`, used by Transformers and Accelerate under a "
+        "stage-3 config; FSDP with `use_orig_params=True` leaves them too). Load the weights before "
+        "it is partitioned (`from_pretrained` does so), through the engine (`load_checkpoint`), or "
+        "inside `deepspeed.zero.GatheredParameters(params, modifier_rank=0)`.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
+    ),
     # ``Module.load_state_dict``'s own checks (what DeepSpeed, Megatron and Transformers call).
     # A shape differs: the two models were built differently, in one of several ways, so it
     # links nothing.
@@ -2192,6 +2643,9 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "another tensor or pipeline parallel split, or a model already sharded when loaded "
         "(ZeRO-3, a sharded init). Build it with the checkpoint's config and parallel sizes, "
         "or convert the checkpoint to them.",
+        # a ZeRO-3 placeholder's empty shape: ``zero3_empty_param`` names that case's fixes
+        unless=_re(r"the shape in current model is torch\.Size\(\[0\]\)", 0,
+                   words=("the shape in current model is torch.size([0])",)),
         moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command"}),
     ),
     # Megatron's ``check_checkpoint_args`` (``megatron/training/checkpointing.py``; Megatron-
@@ -2601,6 +3055,22 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
                         "traceback"}),
         same_problem=True,
     ),
+    # Accelerate's ``MultiProcessAdapter.log`` (``src/accelerate/logging.py``, since 0.20, PR 1446): a
+    # logger of ``get_logger`` used while ``PartialState._shared_state`` is still empty.
+    Diagnosis(
+        "accelerate_logging",
+        _re(r"You must initiali[sz]e the accelerate state by calling either `?PartialState\(\)`? or "
+            r"`?Accelerator\(\)`? before using the logging utility", 0,
+            words=("you must initiali",)),
+        "A logger from `accelerate.logging.get_logger` was used before any `Accelerator()` (or "
+        "`PartialState()`) existed in this process, which Accelerate refuses since 0.20: it needs the "
+        "process's rank to decide where to log. Create the `Accelerator` before the first log call "
+        "(including calls at import time or in a setup function that runs earlier), or use Python's "
+        "`logging` for messages logged before it.",
+        moot=frozenset({"cuda", "hardware", "ds_report", "nccl_debug", "launcher_command",
+                        "config"}),
+        same_problem=True,
+    ),
     # The DeepSpeed config checked against the Trainer's arguments (Transformers'
     # ``integrations/deepspeed.py``, ``trainer_config_finalize``) or Accelerate's (its
     # ``DeepSpeedPlugin.deepspeed_config_process``): the message lists each pair that differs.
@@ -2665,6 +3135,35 @@ DIAGNOSES: tuple[Diagnosis, ...] = (
         "`use_orig_params=True` (Accelerate's `fsdp_use_orig_params: true`, the Trainer's "
         "`fsdp_config`) or use FSDP2; or wrap the trainable layers in units of their own "
         "(PEFT's `fsdp_auto_wrap_policy`).",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
+        same_problem=True,
+    ),
+    # FSDP1's ``_get_compute_device`` (``torch/distributed/fsdp/_init_utils.py``): the device of the
+    # first parameter not on the CPU against the ``device_id`` given, which Accelerate sets to the
+    # process's own device.
+    Diagnosis(
+        "fsdp_device_id",
+        _re(r"Inconsistent compute device and `?device_id`?(?: on rank \d{1,6})?: ", 0,
+            words=("inconsistent compute device and ",)),
+        "FSDP was given a `device_id` (Accelerate passes the process's own GPU), and the model's "
+        "parameters are already on another GPU: loaded with a `device_map` that put them on the same "
+        "GPU in every process, or moved with `.cuda()` before each process selected its own GPU. Load "
+        "the model on the CPU (no `device_map`), or move it to `local_rank`, and call "
+        "`torch.cuda.set_device(local_rank)` before building it.",
+        moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
+    ),
+    # FSDP1's check before each forward (``torch/distributed/fsdp/_runtime_utils.py``,
+    # ``_check_flat_params_on_expected_device``): with parameter offload, the flat parameter must be on
+    # the CPU.
+    Diagnosis(
+        "fsdp_offload_moved",
+        _re(r"An FSDP-managed module with parameter CPU offloading enabled has parameters on", 0,
+            words=("an fsdp-managed module with parameter cpu offloading enabled",)),
+        "With FSDP's parameter CPU offload (`CPUOffload(offload_params=True)`, Accelerate's "
+        "`fsdp_offload_params`), the sharded parameters must stay in CPU memory (FSDP copies each to "
+        "the GPU for the forward and backward itself), and something moved the wrapped model to the "
+        "GPU: `model.to(device)`, `.cuda()`, or a framework placing the model after wrapping. Do not "
+        "move it after wrapping, or turn the offload off.",
         moot=frozenset({"cuda", "hardware", "launcher_command", "nccl_debug", "ds_report"}),
         same_problem=True,
     ),
@@ -2904,6 +3403,11 @@ def find(text: str) -> tuple[Diagnosed, ...]:
                  for d in DIAGNOSES if (match := _match(d, text, folded)) is not None)
 
 
+# The diagnoses that already name the CUDA mismatch the env rule would add: Apex's own refusal names
+# PyTorch's version and says what to do; torch's or DeepSpeed's beside it would repeat it.
+_NAMES_THE_MISMATCH = frozenset({"cuda_mismatch", "apex_cuda_mismatch"})
+
+
 def diagnose(text: str, env: Environment | None = None,
              found: Sequence[Diagnosed] | None = None) -> list[Diagnosed]:
     """The diagnoses the report's error implies, in table order (most specific first), at most
@@ -2913,7 +3417,8 @@ def diagnose(text: str, env: Environment | None = None,
     that read a version from the report (``from_env``) their value."""
     text = text if isinstance(text, str) else ""
     shown = list(find(text) if found is None else found)
-    if env is not None and all(d.id != "cuda_mismatch" for d in shown) and rules.decisive(text, env):
+    if env is not None and all(d.id not in _NAMES_THE_MISMATCH for d in shown) and \
+            rules.decisive(text, env):
         # the table's first entry, so it leads
         shown.insert(0, Diagnosed(id="cuda_mismatch", values=values_of(
             {"torch_cuda": env.cuda_torch, "nvcc_cuda": env.cuda_nvcc})))

@@ -181,6 +181,13 @@ def _framework(text: str) -> str | None:
     return best if counts[best] else None
 
 
+def mentions(text: str, framework: str) -> bool:
+    """The text names ``framework`` in its own terms (``_FRAMEWORK_HINTS``: "deepspeed",
+    "ds_config", "zero_optimization"): the one reading of "the report mentions DeepSpeed"."""
+    hint = _FRAMEWORK_HINTS.get(framework)
+    return bool(hint and hint.search(text))
+
+
 def _capped_count(pattern: re.Pattern[str], text: str, cap: int = 50) -> int:
     count = 0
     for _ in pattern.finditer(text):

@@ -19,7 +19,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from triagebot.domain import diagnoses, symptom_requests, taxonomy
+from triagebot.domain import diagnoses, environment, symptom_requests, taxonomy
 from triagebot.domain.models import Environment, MissingInfo, Triage
 from triagebot.text import signal as text_signal
 
@@ -78,7 +78,9 @@ ACCELERATE_LAUNCH_AND_CONFIG = ("The exact `accelerate launch` command and the a
 ACCELERATE_DEEPSPEED_CONFIG = ("The accelerate config in use (the `default_config.yaml` that `accelerate "
                                "config` writes, or the file given to `--config_file`), with its "
                                "`deepspeed_config` section.")
-_DEEPSPEED = re.compile(r"deepspeed|\bzero[-_ ]?(?:[1-3]\b|stage)|\bds_config\b", re.I)
+# DeepSpeed under Accelerate: named (``environment.mentions``), or as its ZeRO stage ("zero3",
+# "ZeRO stage 2"), which under Accelerate only DeepSpeed has.
+_ZERO_STAGE = re.compile(r"\bzero[-_ ]?(?:[1-3]\b|stage)", re.I)
 # An accelerate config named: it holds the settings the config request is about.
 _ACCELERATE_CONFIG_MENTION = re.compile(r"\baccelerate config\b|\bdefault_config\.ya?ml\b|--config_file\b",
                                         re.I)
@@ -124,7 +126,8 @@ _SEVERAL_PROCESSES = re.compile(
     r"\bnum_nodes[ \t]*=[ \t]*(?:[2-9]|\d{2,})|\brank[ \t]*[:=][ \t]*[1-9]|"
     r"^[ \t]*num_(?:processes|machines)[ \t]*:[ \t]*(?:[2-9]|\d{2,})|"
     r"\brank[ :=]?[1-9]|\branks\b|\b(?:[2-9]|\d{2,}|two|four|eight)[ \t]*(?:x[ \t]*)?(?:GPUs|nodes|"
-    r"machines|processes|cards|workers)\b|\bmulti[- ]?(?:gpu|node|machine|process)|\bseveral (?:GPUs|nodes)|"
+    r"machines|VMs|hosts|servers|instances|processes|cards|workers)\b|"
+    r"\bmulti[- ]?(?:gpu|node|machine|process)|\bseveral (?:GPUs|nodes)|"
     r"\b(?:all|both) (?:the )?GPUs\b|hostfile|\bDDP\b|DistributedDataParallel|\bFSDP\b|mp\.spawn", re.I | re.M)
 
 
@@ -256,7 +259,7 @@ _TRACE = re.compile(
     # that is left when the error was a screenshot or never pasted
     r"\b[A-Z]\w{0,60}?(?:Error|Exception)\b\s*:|error:(?=[ \t]*(?:\n[ \t]*){0,2}\S)|\bERROR\b|"
     r"Segmentation fault|core dumped|"
-    r"^\s*\[E[ \]]|NCCL WARN|\bnccl\w*Error\b|CUDA error|terminate called|what\(\):|"
+    r"^[ \t]*\[E[ \]]|NCCL WARN|\bnccl\w*Error\b|CUDA error|terminate called|what\(\):|"
     r"exit ?code|exit status|\bKilled\b|signal \d+|SIG(?:KILL|SEGV|ABRT|TERM)\b|"
     # a shell's own error line is the whole error: there is no traceback to paste
     r"\w: command not found\b|\bcommand not found\b|"
@@ -698,6 +701,11 @@ def missing_info(text: str, env: Environment, stage: str | None, distributed: bo
             and all(item.key != "traceback" for item in found) and bare_report(text)):
         found.append(MissingInfo(key="traceback", description=BARE_TRACEBACK))
     found += symptom_requests.requests(text, env, framework, stage, config_shown())
+    if any(item.key == "nccl_debug" for item in found) and _one_process(text, env):
+        # (one process has no peer to talk to: its NCCL log shows nothing)
+        found = [item for item in found if item.key != "nccl_debug"]
+    if asks_for_a_feature(text):
+        found = [item for item in found if item.key not in NOT_FOR_A_FEATURE]
     if narrowed_down(text):
         return [item for item in found if item.key not in MOOT_WHEN_NARROWED]
     return found
@@ -775,9 +783,20 @@ def asked_in_comment(triage: Triage) -> list[MissingInfo]:
 REQUEST_CONFIDENCE = 0.7
 
 
+# The symptom whose requests a report gets when its text says the job hangs and no symptom is
+# stated (``request_symptom``): a stack of every rank and the NCCL log, as for a stated hang;
+# while communication setup is stated, the stacks and the launch command, as for a stated
+# initialization failure (2.1: 22 of the 24 shared reports of that stage that say they hang). On
+# the shared data the answer to such a hang was the launch more often than NCCL (SLURM's
+# ntasks-per-node, mpirun's network options, "may be caused by a wrong launch command").
+HANG_SYMPTOM = "4.11"
+HANG_SYMPTOM_BY_STAGE = {"S2": "2.1"}
+
+
 def request_symptom(triage: Triage) -> str | None:
     """The symptom whose requests the comment makes: the stated one, else the top choice when it
-    lies in the stated stage with at least ``REQUEST_CONFIDENCE``."""
+    lies in the stated stage with at least ``REQUEST_CONFIDENCE``, else a hang the text itself
+    reports (``_hang_in_text``)."""
     stated = triage.stated("symptom")
     if isinstance(stated, str):
         return stated
@@ -785,7 +804,27 @@ def request_symptom(triage: Triage) -> str | None:
     if (isinstance(stage, str) and pred.confidence >= REQUEST_CONFIDENCE
             and taxonomy.stage_of("symptom", pred.id) == stage):
         return pred.id
-    return None
+    if not _hang_in_text(triage):
+        return None
+    return HANG_SYMPTOM_BY_STAGE.get(stage, HANG_SYMPTOM) if isinstance(stage, str) else HANG_SYMPTOM
+
+
+def _hang_in_text(triage: Triage) -> bool:
+    """The report says in its own words that its distributed job hangs ("training hangs at step 0
+    with 8 GPUs", "stuck at initializing ddp", "Watchdog caught collective operation timeout"),
+    while the classifier is not sure of the symptom: the stacks request is recorded
+    (``symptom_requests.requests`` records it only for the program's hang, not a reporter who
+    got stuck, frozen weights or a hang the report says is over, and only while the report shows
+    no stacks), the comment states a distributed job, and neither a build (a compile that hangs
+    waits on a lock, not on NCCL) nor a question's title ("[QUESTION] Reason A2A Overlap hangs on
+    torch < 2.6.0?" asks why, not for help to find where). Without it such reports got only the
+    generic checklist."""
+    if triage.stated("distributed_specific") is not True or triage.stated("stage") == "S1":
+        return False
+    title = triage.title or ""
+    if _HOWTO_TITLE.search(title) or _QUESTION_TITLE.search(title) or _NOT_A_BUG_TITLE.search(title):
+        return False
+    return any(item.key == "stacks" for item in triage.missing_info)
 
 
 # Titles the reporter tagged as a documentation or feature request, a proposal, a roadmap or a
@@ -798,7 +837,7 @@ _NOT_A_BUG_TAG = re.compile(
     r"^\s*(?:\[\s*(?:docs?|documentation|feature(?: request)?|rfc|enhancement|proposal|request|"
     r"roadmap|todo|tracking(?: issue)?|discussion|potential contribution|shardformer)\s*\]|"
     r"(?:feature request|request|roadmap|todo|rfc|proposal)\s*:|roadmap\b|tracking issue\b|"
-    r"(?:\[[^\]\n]{1,30}\]\s*:?\s*)*(?:please add|add|support|implement)\s+\w|"
+    r"(?:\[[^\]\n]{1,30}\][ \t]*(?::[ \t]*)?)*(?:please add|add|support|implement)\s+\w|"
     r"[^:\n]{0,80}:\s*(?:support|implement)\s+\w|"
     r"(?:just )?(?:a )?test(?:ing)?\s*\.?\s*(?=\n|\Z)|"
     # a maintainer's own task: "Look into OOM from sharded gradscaler on CPU workloads"
@@ -832,7 +871,7 @@ def not_a_bug_text(text: str) -> bool:
 # inference on llama2?", "Is gradient accumulation supported by HybridParallelPlugin?", "[QUESTION]
 # Any plans to optimize TP scheduling?"); "how do I fix <error>" is a bug report.
 _HOWTO_TITLE = re.compile(
-    r"^\s*(?:\[[^\]\n]{0,30}\]\s*:?\s*)*(?:"
+    r"^\s*(?:\[[^\]\n]{0,30}\][ \t]*(?::[ \t]*)?)*(?:"
     r"how (?:do|does|can|could|to|should|would|is|are)\b(?![^?\n]{0,12}\b(?:fix|solve|resolve|debug|"
     r"avoid|get rid|get past|work ?around)\b)|"
     r"what (?:is|are|does)\b|which\b|is there\b|are there\b|any (?:plans?|way|support)\b|"
@@ -846,7 +885,7 @@ _HOWTO_TITLE = re.compile(
 # (and never "how to fix ...?").
 _QUESTION_TITLE = re.compile(
     r"^(?![^\n]*\b(?:fix|solve|resolve|debug|avoid|get rid|get past|work ?around)\b)(?:"
-    r"\s*(?:\[[^\]\n]{0,30}\]\s*:?\s*)*\[\s*(?:question|q|qna|help)\s*\]|[^\n]*[?？]\s*$)", re.I)
+    r"\s*(?:\[[^\]\n]{0,30}\][ \t]*(?::[ \t]*)?)*\[\s*(?:question|q|qna|help)\s*\]|[^\n]*[?？]\s*$)", re.I)
 
 
 _NOT_A_BUG_TITLE = re.compile(r"\bnot a bug\b", re.I)
@@ -857,10 +896,24 @@ _NOT_A_BUG_TITLE = re.compile(r"\bnot a bug\b", re.I)
 # something can be done ("Is that possible? ... how do I set it up?", "I'd like to see how a
 # custom schedule can be specified"): like a how-to title, only without an error or a hang.
 _QUESTION_BODY = re.compile(
-    r"^\s*questions? (?:about|on|regarding|comparing)\b|\bI have (?:a|some|two|a few) questions?\b|"
+    # (blanks before it read within the line: "\s*" from every line start crossed all the blank
+    # lines after it, 50 s on 100 KB of them)
+    r"^[ \t]*questions? (?:about|on|regarding|comparing)\b|\bI have (?:a|some|two|a few) questions?\b|"
     r"\bhow (?:do|can|should|could) (?:I|we)\b[^.\n]{0,80}\?|"
+    # ...or of anything ("How should fp8 training be configured in Megatron-LM?"), never how to
+    # get past a problem
+    # (not "How can this happen?" ending a bug report, nor how to get past a problem or speed)
+    r"\bhow (?:should|does|do|can|could|would|to)\b"
+    r"(?!\s+(?:this|that|it|these|those)\s+(?:happen|occur|be|come)\b)"
+    r"(?![^?\n]{0,40}\b(?:fix|solve|resolve|debug|avoid|get rid|get past|work ?around|deal with|speed|"
+    r"faster|slow)\w*\b)"
+    r"[^.\n?]{0,80}\?|"
     r"\bis (?:it|that|this|there)\b[^.\n]{0,40}\bpossible\b[^.\n]{0,40}\?|"
-    r"\b(?:I'?d|I would) like to (?:see|know|understand)\b|"
+    r"\b(?:I'?d|I would) like to (?:see|know|understand|ask (?:how|whether))\b|"
+    # where to read about it, whether it works with something ("Is there any resource on how to
+    # do that?", "Does deepspeed work with AMD CPUs?")
+    r"\bis there (?:any|a) (?:resource|documentation|doc|docs|guide|tutorial|example)s?\b|"
+    r"\b(?:does|do) (?:\w+[ -]){1,3}(?:work|run) (?:with|on)\b[^.\n?]{0,40}\?|"
     # asks the maintainers for something of theirs ("Could you share the parameters and data used
     # to get that result?", ColossalAI#3702: a bug checklist asked of it was read as harm)
     # (their own things only: "Could you provide a fix?" or "explain why?" asks about a bug)
@@ -869,6 +922,37 @@ _QUESTION_BODY = re.compile(
     r"[^.\n]{0,60}\?|"
     # in Chinese: "请问你们的训练效率测试结果是怎么测出来的？" ("may I ask how ... was measured?")
     r"请问[^\n]{0,80}[?？]", re.I | re.M)
+# A report that asks for a feature or a change in so many words ("Out-of-the-box support for
+# multi-node training on SLURM would be handy", "Is support for bf16 training planned for the near
+# future?", "Request to change the CUDA_VISIBLE_DEVICES handling", "Please add ...") and pastes no
+# error: the bug checklist (``BUG_STYLE``) answers nothing in it, even where it says what fails
+# today ("it kept failing"). The settings the request is about may still be asked. Only in the
+# prose: a quoted docstring's "would be nice" is not the reporter's.
+_FEATURE_ASK = re.compile(
+    r"\bwould be (?:really |very |so |extremely )?(?:nice|great|handy|helpful|useful|cool)\b|"
+    r"\b(?:please|could you|can you|would you) (?:please )?(?:add\b(?!\s+(?:an? )?(?:test|check|fix|warning|assert))|"
+    r"support|consider (?:adding|supporting)|"
+    r"implement|provide an? option)\b|"
+    r"^[ \t]*(?:\[[^\]\n]{0,30}\][ \t]*(?::[ \t]*)?)*request to (?:change|add|support)\b|\bfeature request\b|"
+    r"\bany plans? (?:to\b(?!\s+fix)|for\b|on\b)|\bplanned\b[^.\n?]{0,40}\?|\bplans? to support\b|"
+    # "could a utility be added that lets me plug in a customizable tensorboard?"
+    r"\b(?:could|can|should) (?:\w+[ -]){1,4}be (?:added|made available)\b", re.I | re.M)
+# The requests of a bug report: what went wrong, how to make it happen again, and the versions.
+BUG_STYLE = frozenset({"traceback", "repro", "versions", "ds_report", "cuda"})
+# ...and the launch command, which a feature that does not exist yet was never run with
+NOT_FOR_A_FEATURE = BUG_STYLE | {"launcher_command"}
+
+
+def asks_for_a_feature(text: str) -> bool:
+    """The report asks for a feature or a change (``_FEATURE_ASK``, in its prose), shows no error
+    and reports no hang or divergence of its own ("Random-level accuracy when combining
+    `param_init_fn` with `sync_module_states=True`" ends "it would be great if FSDP supported this
+    out of the box": a bug report with a wish, whose versions still matter)."""
+    return not (_ERROR_MENTION.search(text) or _TRACE.search(text) or _CHINESE_PROBLEM.search(text)
+                or symptom_requests.diverges(text) or symptom_requests.hangs(text)) \
+        and bool(_FEATURE_ASK.search(text_signal.split_code(text)[0]))
+
+
 # An error, a failure or a hang said in Chinese ("报错", "失败", "卡住"): the report is a bug report.
 _CHINESE_PROBLEM = re.compile(r"报错|错误|异常|失败|卡住|卡死|崩溃|溢出")
 
@@ -880,8 +964,10 @@ def howto_question(text: str) -> bool:
     requests such reports got asked for what the question does not need."""
     title, _, body = text.partition("\n")
     # (the problem first: in a log it is found at once, where the question patterns read it all)
+    # (nor a loss or accuracy that goes wrong: "Is there any documentation on this? The accuracy
+    # drops to random after resuming." is a bug report)
     return not (_ERROR_MENTION.search(text) or _TRACE.search(text) or symptom_requests.hangs(text)
-                or _CHINESE_PROBLEM.search(text)) and bool(
+                or _CHINESE_PROBLEM.search(text) or symptom_requests.diverges(text)) and bool(
         _HOWTO_TITLE.search(title) or _NOT_A_BUG_TITLE.search(title)
         or _QUESTION_TITLE.search(title) or _QUESTION_BODY.search(body))
 
@@ -901,6 +987,12 @@ _DIAGNOSED = re.compile(
     # a regression bisected to a commit ("my guess is that the regression comes from commit 8abdaee")
     r"\bbisect(?:ed|ing)\b|\b(?:regression|slowdown|problem|bug) (?:comes|came) from (?:commit|PR)\b|"
     r"\bposting this in case\b|\bin case (?:it'?s|it is|this is) useful\b|"
+    # a change of the framework's own code that ends the problem ("Simply adding a `dist.barrier()`
+    # inside the `_pre_state_dict_hook` function ... gets me past the problem", pytorch#143536;
+    # "With my modification:" and the patched function, Megatron-LM#873): stacks and versions
+    # asked of both hangs (not "I can't get past this error")
+    r"\b(?:gets|got) (?:me|us) past (?:the|this) (?:problem|error|issue|hang|deadlock)\b|"
+    r"\bwith my (?:modification|fix|patch)(?:es|s)?\s*:|"
     # the option whose absence triggers it ("If `--bert-no-binary-head` isn't specified, the
     # script ... fails"; "it makes complete sense that `--bert-no-binary-head` is needed")
     r"\bif `[^`\n]{1,60}` (?:is ?n[o']t|is not) (?:specified|set|passed|given|used)\b|"
@@ -965,8 +1057,11 @@ def narrowed_down(text: str) -> bool:
 
 def specific(items: list[MissingInfo], stage: str | None) -> bool:
     """Whether these requests are worth a comment on their own: asked because of the stated stage,
-    or because the text itself calls for them (an error mentioned but not pasted)."""
-    return any(stage is not None or item.key in TEXT_TRIGGERED for item in items)
+    or because the text itself calls for them (an error mentioned but not pasted, a hang the
+    report describes: the stacks are asked only for a stated symptom, inside its stated stage,
+    or for a hang in the text, ``request_symptom``)."""
+    return any(stage is not None or item.key in TEXT_TRIGGERED or item.key == "stacks"
+               for item in items)
 
 
 def is_template(item: MissingInfo) -> bool:
@@ -1113,7 +1208,7 @@ def _accelerate_request(key: str, description: str, text: str, found: list[Missi
     if (key == "launcher_command" and not config_given
             and all(item.key != "config" for item in found)):
         return ACCELERATE_LAUNCH_AND_CONFIG
-    if key == "config" and _DEEPSPEED.search(text):
+    if key == "config" and (environment.mentions(text, "deepspeed") or _ZERO_STAGE.search(text)):
         return ACCELERATE_DEEPSPEED_CONFIG
     return description
 

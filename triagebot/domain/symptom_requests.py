@@ -15,7 +15,8 @@ asks for the one thing that would tell its usual causes (section 3.2) apart:
 ``requests`` (called through ``missing.missing_info``, which has the text) records each such
 request whose symptom the text speaks of (a *cue*: "hangs", "out of memory", ...) and whose item
 the text lacks; ``missing.asked_in_comment`` asks them only for a symptom the comment states (or
-its confident top choice inside the stated stage). Every presence check errs towards "present":
+its confident top choice inside the stated stage, or a hang the text itself reports: the stacks
+request is recorded only for the program's own hang). Every presence check errs towards "present":
 asking for what a report already contains is worse than not asking.
 """
 from __future__ import annotations
@@ -154,8 +155,58 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 # --- cues: the text speaks of this kind of failure ---------------------------------------------
-_HANG = _rx(r"\b(?:hangs?|hanging|hung|stuck|freez\w*|frozen|deadlock\w*|stall\w*|no progress|"
-            r"waits? forever|never (?:finish|return|end)s?)\b")
+# (freezing as the program's, not the parameters': "the example freezes after printing epoch
+# 1/24", "it freezes", never "frozen weights", "freeze the embeddings" or "freezing layers": on the
+# shared data, 8 reports that froze parameters read as hangs, one asked for a stack of every rank)
+_NOT_FROZEN_PART = (r"(?!\s+(?:the|all|its|some|most|every|these|those|any|an?|parts?|layers?|param\w*|"
+                    r"weights?|embed\w*|models?|modules?|backbone|encoder|decoder|vision|text|lora|base)\b)")
+_HANG = _rx(r"\b(?:hangs?|hanging|hung|stuck|deadlock\w*|stall\w*|no progress|"
+            r"waits? forever|never (?:finish|return|end)s?|froze\b" + _NOT_FROZEN_PART + r"|freez(?:es|ing)\b" +
+            _NOT_FROZEN_PART +
+            r"|(?:it|will|would|then|just|randomly|completely) freeze\b" + _NOT_FROZEN_PART + r")\b")
+# ...and "stuck trying to get PP working" (DeepSpeed#710's title): the reporter again
+# (not "stuck trying to connect to the master": the program's hang)
+_PERSON_AFTER = _rx(r"\s{1,20}(?:trying to (?:get|make|figure|understand|find|set up|learn|combine|use|integrate|"
+                    r"port|implement)|figuring|on how)\b")
+# A collective that never completed, as the watchdog reports it ("Watchdog caught collective
+# operation timeout: WorkNCCL(SeqNum=305, OpType=ALLREDUCE ...", "the NCCL watchdog times out"):
+# a hang the timeout ended, where a stack of every rank shows which one never joined. Not a
+# rendezvous or connect timeout (``_RENDEZVOUS``, "Call to connect timeout"): nothing ran yet.
+_COLLECTIVE_TIMEOUT = _rx(r"collective operation timeout|\bTimeout at NCCL work\b|"
+                          r"\bwatchdog (?:thread )?(?:times? out|timed out|timeout)\b")
+# A hang with nothing in Python to dump: the connection or the launch over ssh failed and says so
+# ("NCCL WARN Call to connect timeout : Connection refused", "not a valid RSA private key file":
+# horovod#666's answer was NCCL_SOCKET_IFNAME, ColossalAI#5213's passwordless ssh), or the report
+# is about the timeout setting itself ("Timeout passed to init_process_group is not honored",
+# "Setting a timeout through InitProcessGroupKwargs has no effect": the wait is expected, the
+# timeout is the bug).
+_TIMEOUT_SETTING = (r"\btime ?out\b[^.\n]{0,80}?\b(?:has no effect|(?:is |was )?not (?:honou?red|respected|"
+                        r"applied|taken into account)|(?:is |was )?ignored|does ?n[o']t (?:seem to )?(?:apply|"
+                        r"take effect))")
+_TIMEOUT_SETTING_RX = _rx(_TIMEOUT_SETTING)
+_NOTHING_TO_STACK = _rx(r"Connection refused|\bconnect timeout\b|No route to host|not a valid RSA private key|"
+                        r"Permission denied \(publickey|Host key verification failed|ssh: connect to host|"
+                        + _TIMEOUT_SETTING)
+# The hang is over: fixed, gone, avoided ("the hang went away after upgrading NCCL", "no longer
+# hangs", "setting NCCL_P2P_DISABLE=1 fixes the deadlock"), unless negated ("none of these fixed
+# the hang", "didn't fix the hang"); the stacks of a hang that no longer happens cannot be taken.
+# Not "hangs and times out after a fixed step", nor a hang that "persists after the fix".
+_NOT_A_HANG_BEFORE = _rx(
+    r"(?:\b(?:not|no|never|without)|n't)\s+(?:\w+\s+)?\Z|"
+    r"\b(?:loss(?:es)?|accuracy|acc|lr|learning rate|utili[sz]ation|usage|throughput|(?:grad(?:ient)?\s+)?norm|"
+    r"perplexity|ppl|reward|metrics?|score)\s+(?:(?:is|was|has|have|gets?|got|seems?|remains?|keeps?|just|"
+    r"always|been|completely)\s+)*\Z")
+_HANG_WORD = r"(?:hangs?|hanging|deadlocks?|freezes?|freezing|stall|stalls|stuck)"
+_HANG_GONE = _rx(rf"\bno longer (?:\w+ )?{_HANG_WORD}\b|"
+                 rf"\b(?:does ?n[o']t|did ?n[o']t|wo ?n[o']t) (?:\w+ )?(?:hang|deadlock|freeze|stall|get stuck)"
+                 r"\b[^.\n]{0,40}?\b(?:any ?more|again|now)\b|"
+                 rf"\b(?:the|this|that) {_HANG_WORD} (?:is |was |has )?(?:gone|went away|goes away|"
+                 r"disappear(?:s|ed)?|vanish(?:es|ed)|(?:been )?(?:fixed|resolved|solved))\b|"
+                 # (a fix done, not asked for: never "how do I fix the hang?")
+                 rf"\b(?:fix(?:es|ed)|solv(?:es|ed)|resolv(?:es|ed)|avoid(?:s|ed)|gets rid of|got rid of) "
+                 rf"(?:the |this |that )?{_HANG_WORD}\b")
+_ASKED_AFTER = re.compile(r"[^.\n?]{0,60}\?")
+_NOT_GONE = _rx(r"(?:n[o']t|\bnever|\bnone of (?:\w+ ){0,3}|\bnothing|\bneither|\bwithout)[^.\n]{0,25}$")
 # The reporter stuck, not the program ("I want to try multi-node training but got stuck.",
 # DeepSpeed#579: an ssh failure asked for the stacks of a hang): "stuck" right after a person
 # ("I got stuck", "we are stuck"), or "but got stuck" in a sentence whose subject is "I"/"we" --
@@ -214,9 +265,21 @@ _SAME_STEP = _rx(r"same (?:\w+ )?(?:step|iteration|iter|batch|place|point|line)|
 # was asked whether it stops at the same step; "stuck during initialization"). The place is found
 # first and the hang word looked for just before it: one pattern from the hang word on scanned
 # the next 30 characters after every "hang" of a long body (8x slower on 100 KB of them).
+# Also a quoted line or call it stops at ("hangs at "initalizing ddp"", "stuck at `accelerator.prepare`",
+# "hangs while `fsdp_model.state_dict` runs"), a phase of the run ("stuck in the dataloader
+# sanity-check phase", "hangs during validation", "hangs in `all_reduce`", "hangs when the program
+# tries to save the model"), or the start of training ("stuck right when the model begins
+# training"): on the shared data, 18 hang reports that named where it stops (each read) were asked
+# whether it stops at the same step.
 _PLACE_IN_RUN = _rx(r"\b(?:on|at|in|during|before|after) (?:the )?(?:very )?(?:(?:first|1st|second|last) "
                     r"(?:training )?(?:step|iteration|iter|batch|epoch|forward|backward|all_?reduce)|"
-                    r"start\b|beginning\b|init\w*|start[- ]?up|warm[- ]?up)")
+                    r"start\b|beginning\b|init\w*|start[- ]?up|warm[- ]?up)|"
+                    r"\b(?:on|at|in|inside|during|while|when) [\"'`“]|"
+                    r"\b(?:in|inside|during|at) (?:the )?(?:validation|evaluation|eval|sanity[- ]check\w*|"
+                    r"dataloader\w*|data ?loading|saving|loading|checkpoint(?:ing)?|(?:forward|backward)"
+                    r"(?: pass| step)?|optimizer step|barrier|all_?reduce|all_?gather|broadcast|state_dict)\b|"
+                    r"\b(?:when|while) (?:\w+ ){0,4}?(?:saving|save|loading|load|validat\w*|evaluat\w*)\b|"
+                    r"\b(?:when|as soon as|once) (?:the )?(?:\w+ )?(?:begins|starts) (?:training|to train)\b")
 _STOP_WORD = _rx(r"\b(?:hangs?|hung|hanging|stuck|freez\w*|frozen|stops?|stall\w*|deadlocks?)\b[^.\n]*$")
 
 
@@ -365,11 +428,19 @@ def requests(text: str, env: Environment, framework: str | None, stage: str | No
     if _DEVICE_ASSERT.search(text) and not _LAUNCH_BLOCKING.search(
             _LAUNCH_BLOCKING_HINT.sub("", text)):
         add("launch_blocking")
-    hang = hangs(text)
-    if hang and not _STACKS.search(text):
+    # the program's hang in the reporter's words, not a log's ("Error handling mechanism for
+    # deadlock detection is uninitialized", a Lightning warning above a traceback), nor one the
+    # report says is over
+    gone = hang_gone(text)
+    hang = hangs(text_signal.split_code(text)[0]) and not gone
+    # (``missing.request_symptom`` reads this record as the text's own evidence of a hang)
+    if ((hang or (_COLLECTIVE_TIMEOUT.search(text) and not gone)) and not _STACKS.search(text)
+            and not _NOTHING_TO_STACK.search(text)):
         add("stacks")
     rendezvous_only = bool(_RENDEZVOUS.search(text)) and not (hang or _NCCL_FAILED.search(text))
-    if (hang or collective(text)) and not _NCCL_DEBUG.search(text) and not rendezvous_only:
+    # (nor for a report about the timeout setting itself: the wait is expected)
+    if ((hang or collective(text)) and not _NCCL_DEBUG.search(text) and not rendezvous_only
+            and not _TIMEOUT_SETTING_RX.search(text)):
         add("nccl_debug", _nccl_debug(hang and not _says_where_it_stops(text),
                                       framework == "horovod" and not _NCCL_NAMED.search(text)))
     if diverges(text):
@@ -479,15 +550,33 @@ def collective(text: str) -> bool:
 
 @functools.lru_cache(maxsize=8)
 def hangs(text: str) -> bool:
-    """The text speaks of a hang or stall ("hangs", "stuck", "deadlock") of the program."""
-    return any(not _person_stuck(text, match) for match in _HANG.finditer(text))
+    """The text speaks of a hang or stall ("hangs", "stuck", "deadlock") of the program: not one
+    it denies ("It does not hang, it crashes") nor a metric that is stuck ("the loss is stuck")."""
+    return any(not _person_stuck(text, match)
+               and not _NOT_A_HANG_BEFORE.search(text, max(0, match.start() - 40), match.start())
+               for match in _HANG.finditer(text))
+
+
+def hang_gone(text: str) -> bool:
+    """The report says its hang is over: fixed, gone or avoided (``_HANG_GONE``), not negated nor
+    asked ("does it no longer hang with 0.15?"), and mentions no hang after the last such phrase
+    ("It no longer hangs after downgrading to 0.13, but with 0.15 it hangs at the first step")."""
+    ends = [m.end() for m in _HANG_GONE.finditer(text)
+            if not _NOT_GONE.search(text, max(0, m.start() - 40), m.start())
+            and not _ASKED_AFTER.match(text, m.end())]
+    return bool(ends) and not hangs(text[max(ends):])
 
 
 def _person_stuck(text: str, match: re.Match[str]) -> bool:
     """The hang word is "stuck" with the reporter, not the program, as its subject."""
     if match.group(0).lower() != "stuck" or _PLACE_AFTER.match(text, match.end()):
         return False
-    sentence = text[max(text.rfind(".", 0, match.start()), text.rfind("\n", 0, match.start())) + 1:
+    if _PERSON_AFTER.match(text, match.end()):
+        return True
+    # (within 300 characters before it: slicing back to the last "." of a long text without one
+    # was quadratic, 22 s on 100 KB of "I got stuck ")
+    lo = max(0, match.start() - 300)
+    sentence = text[max(lo - 1, text.rfind(".", lo, match.start()), text.rfind("\n", lo, match.start())) + 1:
                     match.start()]
     person = _PERSON_BEFORE.search(sentence)
     return person is not None and (not person.group(0).startswith("but")
