@@ -210,8 +210,9 @@ _ORDER: dict[str, list[str]] = {
 # What may be asked while the stage is not stated: requests that fit any report.
 GENERIC_ORDER = ["traceback", "versions", "config", "repro"]
 # Items the text itself calls for (an error mentioned but not pasted, a config mentioned but not
-# shown): specific to this report even when nothing else is stated.
-TEXT_TRIGGERED = frozenset({"traceback", "config"}) | symptom_requests.TEXT_TRIGGERED
+# shown, the stacks of a hang it describes: ``request_symptom``): specific to this report even
+# when nothing else is stated.
+TEXT_TRIGGERED = frozenset({"traceback", "config", "stacks"}) | symptom_requests.TEXT_TRIGGERED
 # ds_report prints the framework, torch and CUDA versions, so asking for it covers these two.
 _COVERED_BY_DS_REPORT = {"versions", "cuda"}
 _NEEDS_DISTRIBUTED = {"launcher_command", "hardware"}
@@ -900,9 +901,8 @@ _QUESTION_BODY = re.compile(
     # lines after it, 50 s on 100 KB of them)
     r"^[ \t]*questions? (?:about|on|regarding|comparing)\b|\bI have (?:a|some|two|a few) questions?\b|"
     r"\bhow (?:do|can|should|could) (?:I|we)\b[^.\n]{0,80}\?|"
-    # ...or of anything ("How should fp8 training be configured in Megatron-LM?"), never how to
-    # get past a problem
-    # (not "How can this happen?" ending a bug report, nor how to get past a problem or speed)
+    # ...or of anything ("How should fp8 training be configured in Megatron-LM?"), never "How can
+    # this happen?" ending a bug report, nor how to get past a problem or to speed something up
     r"\bhow (?:should|does|do|can|could|would|to)\b"
     r"(?!\s+(?:this|that|it|these|those)\s+(?:happen|occur|be|come)\b)"
     r"(?![^?\n]{0,40}\b(?:fix|solve|resolve|debug|avoid|get rid|get past|work ?around|deal with|speed|"
@@ -948,13 +948,20 @@ def asks_for_a_feature(text: str) -> bool:
     and reports no hang or divergence of its own ("Random-level accuracy when combining
     `param_init_fn` with `sync_module_states=True`" ends "it would be great if FSDP supported this
     out of the box": a bug report with a wish, whose versions still matter)."""
-    return not (_ERROR_MENTION.search(text) or _TRACE.search(text) or _CHINESE_PROBLEM.search(text)
-                or symptom_requests.diverges(text) or symptom_requests.hangs(text)) \
-        and bool(_FEATURE_ASK.search(text_signal.split_code(text)[0]))
+    return not reports_a_problem(text) and bool(_FEATURE_ASK.search(text_signal.split_code(text)[0]))
 
 
 # An error, a failure or a hang said in Chinese ("报错", "失败", "卡住"): the report is a bug report.
 _CHINESE_PROBLEM = re.compile(r"报错|错误|异常|失败|卡住|卡死|崩溃|溢出")
+
+
+def reports_a_problem(text: str) -> bool:
+    """The report shows or names a problem of its own: an error, a traceback, a hang, a loss or
+    accuracy going wrong, or a failure said in Chinese. A question or a wish beside one is a bug
+    report ("Is there any documentation on this? The accuracy drops to random after resuming.").
+    The problem first: in a log it is found at once, where the question patterns read it all."""
+    return bool(_ERROR_MENTION.search(text) or _TRACE.search(text) or symptom_requests.hangs(text)
+                or _CHINESE_PROBLEM.search(text) or symptom_requests.diverges(text))
 
 
 def howto_question(text: str) -> bool:
@@ -963,11 +970,7 @@ def howto_question(text: str) -> bool:
     a script, ds_report) answers nothing in it. On the shared data's backtest 20 of the 21
     requests such reports got asked for what the question does not need."""
     title, _, body = text.partition("\n")
-    # (the problem first: in a log it is found at once, where the question patterns read it all)
-    # (nor a loss or accuracy that goes wrong: "Is there any documentation on this? The accuracy
-    # drops to random after resuming." is a bug report)
-    return not (_ERROR_MENTION.search(text) or _TRACE.search(text) or symptom_requests.hangs(text)
-                or _CHINESE_PROBLEM.search(text) or symptom_requests.diverges(text)) and bool(
+    return not reports_a_problem(text) and bool(
         _HOWTO_TITLE.search(title) or _NOT_A_BUG_TITLE.search(title)
         or _QUESTION_TITLE.search(title) or _QUESTION_BODY.search(body))
 
@@ -1060,8 +1063,7 @@ def specific(items: list[MissingInfo], stage: str | None) -> bool:
     or because the text itself calls for them (an error mentioned but not pasted, a hang the
     report describes: the stacks are asked only for a stated symptom, inside its stated stage,
     or for a hang in the text, ``request_symptom``)."""
-    return any(stage is not None or item.key in TEXT_TRIGGERED or item.key == "stacks"
-               for item in items)
+    return any(stage is not None or item.key in TEXT_TRIGGERED for item in items)
 
 
 def is_template(item: MissingInfo) -> bool:

@@ -187,15 +187,17 @@ _TIMEOUT_SETTING_RX = _rx(_TIMEOUT_SETTING)
 _NOTHING_TO_STACK = _rx(r"Connection refused|\bconnect timeout\b|No route to host|not a valid RSA private key|"
                         r"Permission denied \(publickey|Host key verification failed|ssh: connect to host|"
                         + _TIMEOUT_SETTING)
-# The hang is over: fixed, gone, avoided ("the hang went away after upgrading NCCL", "no longer
-# hangs", "setting NCCL_P2P_DISABLE=1 fixes the deadlock"), unless negated ("none of these fixed
-# the hang", "didn't fix the hang"); the stacks of a hang that no longer happens cannot be taken.
-# Not "hangs and times out after a fixed step", nor a hang that "persists after the fix".
+# A hang word denied ("It does not hang, it crashes") or said of a metric ("the loss is stuck at
+# 11.0"), read in the 40 characters before it (``hangs``).
 _NOT_A_HANG_BEFORE = _rx(
     r"(?:\b(?:not|no|never|without)|n't)\s+(?:\w+\s+)?\Z|"
     r"\b(?:loss(?:es)?|accuracy|acc|lr|learning rate|utili[sz]ation|usage|throughput|(?:grad(?:ient)?\s+)?norm|"
     r"perplexity|ppl|reward|metrics?|score)\s+(?:(?:is|was|has|have|gets?|got|seems?|remains?|keeps?|just|"
     r"always|been|completely)\s+)*\Z")
+# The hang is over: fixed, gone, avoided ("the hang went away after upgrading NCCL", "no longer
+# hangs", "setting NCCL_P2P_DISABLE=1 fixes the deadlock"), unless negated ("none of these fixed
+# the hang", "didn't fix the hang"); the stacks of a hang that no longer happens cannot be taken.
+# Not "hangs and times out after a fixed step", nor a hang that "persists after the fix".
 _HANG_WORD = r"(?:hangs?|hanging|deadlocks?|freezes?|freezing|stall|stalls|stuck)"
 _HANG_GONE = _rx(rf"\bno longer (?:\w+ )?{_HANG_WORD}\b|"
                  rf"\b(?:does ?n[o']t|did ?n[o']t|wo ?n[o']t) (?:\w+ )?(?:hang|deadlock|freeze|stall|get stuck)"
